@@ -1,0 +1,74 @@
+// Package tail holds the metrics parsed from a run's output tail and the
+// parsers for the strata engine's own logs. Parsers read raw text
+// independently of the runner that archived it: a metric keeps the text it was
+// printed as, so a claim can be compared at the printed precision.
+package tail
+
+import (
+	"fmt"
+
+	"github.com/strataspec/strataspec/engine/num"
+)
+
+// Metric is one number read from a tail.
+type Metric struct {
+	Name string     // stable metric name, e.g. "decode_tok_s"
+	Num  num.Number // value and printed text
+	Unit string     // unit as printed: "ms", "tok/s", "GB", "%", ...
+	Line int        // 1-based line in the tail
+}
+
+// Value returns the metric's value.
+func (m Metric) Value() float64 { return m.Num.Value }
+
+// Metrics are the metrics of one tail, in the order they were read.
+type Metrics struct {
+	Source string   // what was parsed, e.g. "results/x.json: runs[3].output_tail"
+	List   []Metric // every metric, in tail order
+	Errors []*Error // parse errors; parsing goes on after one
+}
+
+// Add appends a metric.
+func (ms *Metrics) Add(m Metric) { ms.List = append(ms.List, m) }
+
+// Get returns the first metric with the given name.
+func (ms *Metrics) Get(name string) (Metric, bool) {
+	if ms == nil {
+		return Metric{}, false
+	}
+	for _, m := range ms.List {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// All returns every metric with the given name, in tail order.
+func (ms *Metrics) All(name string) []Metric {
+	if ms == nil {
+		return nil
+	}
+	var out []Metric
+	for _, m := range ms.List {
+		if m.Name == name {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Error is a parse error at a place in a tail. Parsers return errors as
+// values and go on; a tail with errors still yields the metrics it could read.
+type Error struct {
+	File string // the file the tail came from, with a JSON path where it is inside one
+	Line int    // 1-based line in the tail; 0 if the error is about the whole tail
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
