@@ -1,0 +1,135 @@
+// Package golden compares test output with expected files under golden/ and
+// rewrites them after a deliberate change.
+//
+// Run `go test ./spec/... -update` to rewrite the files a test compares
+// against, then read the diff (git diff golden/) before committing it: an
+// update accepts whatever the code now prints. -update refuses to run when
+// the CI environment variable is set, so a CI job can never bless its own
+// output. Files are written atomically (a temporary file in the same
+// directory, then a rename), so an interrupted update leaves either the old
+// file or the new one, never half of each.
+package golden
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// flagUpdate is registered defensively: another package linked into the same
+// test binary may already define -update.
+var flagUpdate = func() *bool {
+	if f := flag.Lookup("update"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if b, ok := g.Get().(bool); ok {
+				p := new(bool)
+				*p = b
+				return p
+			}
+		}
+	}
+	return flag.Bool("update", false, "rewrite golden files with the output of the code under test (refused when CI is set)")
+}()
+
+// Update reports whether -update was given. Tests call it only through
+// Assert; it is exported for tests that write several files at once.
+func Update() bool {
+	if f := flag.Lookup("update"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if b, ok := g.Get().(bool); ok {
+				return b
+			}
+		}
+	}
+	return *flagUpdate
+}
+
+// ErrUpdateInCI is returned when -update is asked for with CI set.
+var ErrUpdateInCI = fmt.Errorf("golden: -update refused: CI is set (golden files are updated by a person, after reading the diff)")
+
+// checkUpdateAllowed returns ErrUpdateInCI when the environment says CI.
+func checkUpdateAllowed(getenv func(string) string) error {
+	if v := getenv("CI"); v != "" && v != "0" && !strings.EqualFold(v, "false") {
+		return ErrUpdateInCI
+	}
+	return nil
+}
+
+// Assert compares got with the golden file at path. With -update it rewrites
+// the file instead (atomically) and fails if CI is set. On a mismatch it
+// reports a line diff and the command that would accept the new output.
+func Assert(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if Update() {
+		if err := checkUpdateAllowed(os.Getenv); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFile(path, got); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("golden: rewrote %s; read its diff before committing", path)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden: %v\n(a new golden file is created by: go test ./spec/... -update)", err)
+	}
+	if msg := Diff(want, got); msg != "" {
+		t.Errorf("golden: %s differs from the output (-want +got):\n%s\nIf the change is deliberate, run: go test ./spec/... -update, and read the diff of %s before committing.", path, msg, path)
+	}
+}
+
+// Diff returns a line diff of want and got (-want +got), or "" when they are
+// equal. Line ends are compared as they are: a CRLF file does not equal its LF twin.
+func Diff(want, got []byte) string {
+	if bytes.Equal(want, got) {
+		return ""
+	}
+	d := cmp.Diff(strings.SplitAfter(string(want), "\n"), strings.SplitAfter(string(got), "\n"))
+	if d == "" { // equal as lines but not as bytes cannot happen; keep a message anyway
+		d = fmt.Sprintf("%d bytes vs %d bytes", len(want), len(got))
+	}
+	return d
+}
+
+// WriteFile writes data to path atomically: it writes a temporary file in the
+// same directory, syncs it, and renames it over path. The directory is created
+// if needed. On error the old file, if any, is untouched.
+func WriteFile(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("golden: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("golden: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("golden: write %s: %w", f.Name(), err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("golden: sync %s: %w", f.Name(), err)
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("golden: chmod %s: %w", f.Name(), err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("golden: close %s: %w", f.Name(), err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("golden: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+package golden
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "x.golden")
+	if err := WriteFile(path, []byte("one\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("two\n")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != "two\n" {
+		t.Errorf("WriteFile then read = %q; want %q", got, "two\n")
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("WriteFile left %d files in the directory; want 1 (no temporary files)", len(entries))
+	}
+}
+
+func TestWriteFileFailureKeepsOld(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.golden")
+	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A directory where the file should be makes the rename fail.
+	bad := filepath.Join(dir, "isdir")
+	if err := os.Mkdir(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, "keep"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(bad, []byte("new\n")); err == nil {
+		t.Errorf("WriteFile over a non-empty directory = nil; want error")
+	}
+	got, _ := os.ReadFile(path)
+	if string(got) != "old\n" {
+		t.Errorf("old file = %q; want untouched %q", got, "old\n")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+func TestCheckUpdateAllowed(t *testing.T) {
+	for _, tt := range []struct {
+		ci      string
+		refused bool
+	}{
+		{"", false},
+		{"true", true},
+		{"1", true},
+		{"0", false},
+		{"false", false},
+	} {
+		err := checkUpdateAllowed(func(string) string { return tt.ci })
+		if (err != nil) != tt.refused {
+			t.Errorf("checkUpdateAllowed(CI=%q) = %v; want refused=%v", tt.ci, err, tt.refused)
+		}
+	}
+}
+
+func TestDiff(t *testing.T) {
+	if d := Diff([]byte("a\nb\n"), []byte("a\nb\n")); d != "" {
+		t.Errorf("Diff(equal) = %q; want empty", d)
+	}
+	d := Diff([]byte("a\nb\n"), []byte("a\nc\n"))
+	if !strings.Contains(d, "b") || !strings.Contains(d, "c") {
+		t.Errorf("Diff(a b, a c) = %q; want both changed lines named", d)
+	}
+	if d := Diff([]byte("a\r\n"), []byte("a\n")); d == "" {
+		t.Errorf("Diff(CRLF, LF) = empty; want a difference")
+	}
+}
