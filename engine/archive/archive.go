@@ -1,28 +1,220 @@
 // Package archive loads a strata checkout (or a fixture snapshot laid out like
-// one): the validation runner's results JSON with its runs, and the files
-// beside it that the audit reads.
+// one): the validation runner's results JSON with its runs, perf dicts,
+// comparison tables and provenance, and the records beside it that the audit
+// reads (route_parity logs, the runner's self-test output, file mtimes).
 //
-// PLACEHOLDER: the types below are the contract other packages code against;
-// the loader is being written.
+// The loader is strict: an unknown key, a duplicate key or run name, a
+// missing referenced file, a value of the wrong type, invalid UTF-8 or a
+// truncated file is an *Error naming the file, the line:column and the JSON
+// path. The layout and the JSON schema are documented in
+// fixtures/m5-v3/README.md.
 package archive
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/strataspec/strataspec/engine/num"
+)
+
+// ResultsFile is the results JSON's path inside a checkout.
+const ResultsFile = "results/phase0_phase2_m5_validation.json"
+
+// Other records the loader reads, relative to the snapshot root.
+const (
+	ParityDir    = "results/route_parity" // route_parity logs, *.log
+	SelfTestFile = "results/self_test.log"
+	MtimesFile   = "machine/mtimes.json"
+	MachineDir   = "machine" // stands for the audited machine's filesystem root
+)
+
+// Run groups.
+const (
+	GroupSpeed          = "speed"
+	GroupTF             = "tf_kld"
+	GroupLlamaUnpatched = "llama_unpatched"
+	GroupLlamaPatched   = "llama_patched"
+)
 
 // Snapshot is one strata checkout as the audit reads it.
 type Snapshot struct {
 	Root string // directory the snapshot was loaded from
 	Runs []*Run // every run, strata and carried-over llama.cpp, in results order
+
+	Schema         string    // the results file's "schema"
+	GeneratedAtUTC time.Time // "generated_at_utc"
+	GeneratedAt    Field     // the same, with its text and place
+
+	// Perf holds the runner's perf dict of each strata run, by run name.
+	Perf map[string]*Dict
+	// Summary is the runner's summary_comparison.
+	Summary Summary
+	// KLDMacros holds the runner's KLD macro per configuration
+	// ("iq3_s", "q2_0_moce0", "q2_0_moce085").
+	KLDMacros map[string]*Macro
+	// PrevLlama holds prev_llama_unpatched and prev_llama_patched, by side
+	// ("unpatched", "patched"), each step in file order.
+	PrevLlama map[string][]*LlamaStep
+	// LlamaCpp holds llama_cpp_unpatched and llama_cpp_patched, by side.
+	LlamaCpp map[string]*Dict
+
+	Provenance Provenance
+
+	// Parity holds the route_parity logs, sorted by file name; nil when the
+	// snapshot has none.
+	Parity []*Record
+	// SelfTest is the runner's self-test output, nil when absent.
+	SelfTest *Record
+	// Mtimes holds the file mtimes the audit recorded (machine/mtimes.json),
+	// by path relative to the root; nil when absent.
+	Mtimes map[string]Mtime
 }
 
 // Run is one archived run.
 type Run struct {
 	Name        string            // unique across the snapshot
-	Group       string            // e.g. "speed", "tf_kld", "llama_unpatched", "llama_patched"
+	Group       string            // "speed", "tf_kld", "llama_unpatched", "llama_patched"
 	Cmd         []string          // argv
 	Env         map[string]string // nil when the run was carried over (env: null)
 	CarriedOver bool              // env was null: the run was not re-run
 	ExitCode    int
 	DurationS   float64
+	Duration    Field  // duration_s with its printed text and place
 	Tail        string // output tail as archived
 	Source      string // file and JSON path of the tail, e.g. "results/x.json: runs[3].output_tail"
+	Index       int    // position in runs[]
+	Line        int    // line of the run's object in the results file
+}
+
+// Strata reports whether the run is a strata engine run (speed or TF).
+func (r *Run) Strata() bool { return r.Group == GroupSpeed || r.Group == GroupTF }
+
+// Field is one number (or null) from the results JSON with its place.
+type Field struct {
+	Name string     // key in its dict ("" for array elements)
+	Num  num.Number // value and the literal as written in the JSON
+	Null bool       // the value was null
+	Path string     // JSON path, e.g. "perf.strata_q2_0_moce0_short_43tok.decode_tok_s"
+	Line int        // line in the results file
+	Text string     // for string values (generated_at_utc): the string
+}
+
+// Value returns the field's value (0 for null).
+func (f Field) Value() float64 { return f.Num.Value }
+
+// Dict is a JSON object of numbers, in file order.
+type Dict struct {
+	Path   string
+	Line   int
+	Fields []Field
+}
+
+// Get returns the field with the given name.
+func (d *Dict) Get(name string) (Field, bool) {
+	if d == nil {
+		return Field{}, false
+	}
+	for _, f := range d.Fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+// Summary is the runner's summary_comparison.
+type Summary struct {
+	Path          string
+	Speed43       []*Row           // "speed_43tok"
+	Prefill       []*Row           // "prefill"
+	MissReduction *Dict            // "miss_reduction_pct"
+	KLD           map[string]*Dict // "kld": per configuration, mean_kld and top1_pct
+}
+
+// Row is one row of a summary table: a run, its configuration and values.
+type Row struct {
+	Run    string
+	Config string
+	Dict
+}
+
+// Macro is the runner's KLD macro of one configuration: per-domain values
+// over its runs and their mean.
+type Macro struct {
+	Config       string
+	Path         string
+	Line         int
+	Runs         []string
+	MeanKLD      []Field // per run, in Runs order
+	Top1Pct      []Field
+	MeanKLDMacro Field
+	Top1PctMacro Field
+}
+
+// LlamaStep is one step of a prev_llama_* block.
+type LlamaStep struct {
+	Step string // e.g. "step2_ub1024"
+	Run  string // the run it was read from
+	Dict        // prompt_tok_s, gen_tok_s, disk0_mb, ...
+}
+
+// Provenance is the runner's record of the files it ran and read.
+type Provenance struct {
+	Files   []*ProvFile // scripts and binaries (patch, moe_metal, route_parity, strata_window_cli, runner)
+	Prompts []*ProvFile // prompt and token files
+}
+
+// File returns the provenance record of a role or path, or nil.
+func (p Provenance) File(roleOrPath string) *ProvFile {
+	for _, f := range append(append([]*ProvFile(nil), p.Files...), p.Prompts...) {
+		if f.Role == roleOrPath || f.Path == roleOrPath {
+			return f
+		}
+	}
+	return nil
+}
+
+// ProvFile is one provenance record.
+type ProvFile struct {
+	Role      string // for Files: what the file is; "" for prompts
+	Path      string // relative to the root
+	SHA256    string // hex
+	Bytes     int64
+	Mtime     time.Time // for Files: mtime as recorded (local time with offset)
+	MtimeText string
+	JSONPath  string
+	Line      int
+}
+
+// Record is a text record beside the results (a route_parity log, the
+// self-test output): the command that produced it, from its header, and
+// the whole text. Header lines are "# cmd: argv", "# env: K=V ...",
+// "# exit: N"; the tail parsers skip them, so line numbers are file lines.
+type Record struct {
+	Name string            // file name without extension, e.g. "fast_2"
+	File string            // path relative to the root
+	Cmd  []string          // from "# cmd:"
+	Env  map[string]string // from "# env:" (empty map when the line is empty)
+	Exit int               // from "# exit:"
+	Text string            // the whole file
+}
+
+// Mtime is a recorded file mtime.
+type Mtime struct {
+	Time time.Time
+	Text string
+}
+
+// Path returns the absolute path of a file named relative to the snapshot
+// root (slash-separated). An absolute path names a file on the audited
+// machine and maps under machine/: "/tmp/x" → Root/machine/tmp/x.
+func (s *Snapshot) Path(rel string) string {
+	if strings.HasPrefix(rel, "/") {
+		return filepath.Join(s.Root, MachineDir, filepath.FromSlash(strings.TrimPrefix(rel, "/")))
+	}
+	return filepath.Join(s.Root, filepath.FromSlash(rel))
 }
 
 // Run returns the run with the given name, or nil.
@@ -33,4 +225,53 @@ func (s *Snapshot) Run(name string) *Run {
 		}
 	}
 	return nil
+}
+
+// Group returns the runs of a group, in results order.
+func (s *Snapshot) Group(group string) []*Run {
+	var out []*Run
+	for _, r := range s.Runs {
+		if r.Group == group {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// StrataRuns returns the speed and TF runs, in results order.
+func (s *Snapshot) StrataRuns() []*Run {
+	var out []*Run
+	for _, r := range s.Runs {
+		if r.Strata() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Error is a problem in a snapshot file at a place.
+type Error struct {
+	File string // relative to the snapshot root
+	Line int    // 1-based; 0 when the problem is about the whole file
+	Col  int    // 1-based byte column; 0 when unknown
+	Path string // JSON path, e.g. "runs[3].name"; "" outside JSON or at the top
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
+	}
+	b.WriteString(": ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
 }

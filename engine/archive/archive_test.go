@@ -1,0 +1,248 @@
+package archive
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// fixture returns the path of a committed fixture snapshot, skipping the
+// test when it is absent.
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..", "fixtures", name)
+	if _, err := os.Stat(filepath.Join(root, ResultsFile)); err != nil {
+		t.Skipf("fixture %s absent: %v", name, err)
+	}
+	return root
+}
+
+func TestLoadFixtures(t *testing.T) {
+	for _, name := range []string{"m5-v3", "m5"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := Load(fixture(t, name))
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if got := len(s.Runs); got != 22 {
+				t.Errorf("len(Runs) = %d; want 22", got)
+			}
+			counts := map[string]int{}
+			carried := 0
+			for _, r := range s.Runs {
+				counts[r.Group]++
+				if r.CarriedOver {
+					carried++
+				}
+			}
+			want := map[string]int{GroupSpeed: 5, GroupTF: 9, GroupLlamaUnpatched: 4, GroupLlamaPatched: 4}
+			for g, n := range want {
+				if counts[g] != n {
+					t.Errorf("group %s: %d runs; want %d", g, counts[g], n)
+				}
+			}
+			if carried != 8 {
+				t.Errorf("carried-over runs = %d; want 8", carried)
+			}
+			if got := len(s.Perf); got != 14 {
+				t.Errorf("len(Perf) = %d; want 14", got)
+			}
+			if got := len(s.Perf["strata_metal_optimized_k256_q2_0_moce085"].Fields); got != 48 {
+				t.Errorf("flagship perf fields = %d; want 48 (44 derived + 4 memory)", got)
+			}
+			if f, ok := s.Perf["strata_metal_optimized_k256_q2_0_moce085"].Get("decode_tok_s"); !ok || f.Num.Text != "13.52" {
+				t.Errorf("flagship decode_tok_s = %+v; want 13.52", f)
+			}
+			if got := s.GeneratedAtUTC.Format("2006-01-02T15:04:05.000Z07:00"); got != "2026-10-15T05:03:32.517Z" {
+				t.Errorf("GeneratedAtUTC = %s", got)
+			}
+			if len(s.Provenance.Files) != 5 || len(s.Provenance.Prompts) != 7 {
+				t.Errorf("provenance: %d files, %d prompts; want 5, 7", len(s.Provenance.Files), len(s.Provenance.Prompts))
+			}
+			if len(s.Parity) != 6 {
+				t.Errorf("route_parity records = %d; want 6", len(s.Parity))
+			}
+			fast := 0
+			for _, p := range s.Parity {
+				if p.Env["STRATA_METAL_MATH"] == "fast" {
+					fast++
+				}
+				if p.Exit != 0 || len(p.Cmd) == 0 {
+					t.Errorf("%s: exit %d cmd %q", p.File, p.Exit, p.Cmd)
+				}
+			}
+			if fast != 3 {
+				t.Errorf("fast-math parity records = %d; want 3", fast)
+			}
+			if s.SelfTest == nil || s.Mtimes == nil {
+				t.Fatalf("SelfTest or Mtimes missing")
+			}
+			if got := s.Mtimes[ResultsFile].Text; got != "2026-10-15T08:03:32.52+03:00" {
+				t.Errorf("results mtime = %q", got)
+			}
+			if got := len(s.PrevLlama["patched"]); got != 4 {
+				t.Errorf("prev_llama_patched steps = %d; want 4", got)
+			}
+			if got := s.Path("/tmp/m5_prompt_1600tok.txt"); !strings.HasSuffix(got, filepath.FromSlash("machine/tmp/m5_prompt_1600tok.txt")) {
+				t.Errorf("Path(/tmp/...) = %s", got)
+			}
+		})
+	}
+}
+
+// goodResults returns the committed results file of m5-v3.
+func goodResults(t *testing.T) (string, []byte) {
+	root := fixture(t, "m5-v3")
+	data, err := os.ReadFile(filepath.Join(root, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, data
+}
+
+func TestLoadBadResults(t *testing.T) {
+	_, good := goodResults(t)
+	s := string(good)
+	first := strings.Index(s, `"name": "strata_q2_0_moce0_short_43tok"`)
+	second := strings.Index(s, `"name": "strata_metal_optimized_k256_q2_0_moce085"`)
+	if first < 0 || second < 0 {
+		t.Fatal("fixture layout changed: run names not found")
+	}
+	tests := []struct {
+		name     string
+		data     string
+		wantPath string // substring of Error.Path
+		wantMsg  string // substring of Error.Msg
+	}{
+		{"truncated", s[:len(s)/2], "", "unexpected end of JSON"},
+		{"unknown top key", strings.Replace(s, `"schema":`, `"schemas":`, 1), "schemas", `unknown key "schemas"`},
+		{"unknown run key", strings.Replace(s, `"exit_code": 0,`, `"exit_code": 0, "exit": 0,`, 1), "runs[0].exit", `unknown key "exit"`},
+		{"duplicate run name", s[:second] + `"name": "strata_q2_0_moce0_short_43tok"` + s[second+len(`"name": "strata_metal_optimized_k256_q2_0_moce085"`):],
+			"runs[1].name", "duplicate run name"},
+		{"duplicate key", strings.Replace(s, `"exit_code": 0,`, `"exit_code": 0, "exit_code": 1,`, 1), "runs[0].exit_code", "duplicate key"},
+		{"wrong type", strings.Replace(s, `"exit_code": 0,`, `"exit_code": "0",`, 1), "runs[0].exit_code", "want an integer"},
+		{"invalid UTF-8 in a tail", strings.Replace(s, "init: 339.50 ms", "init: 339.50 ms \xff\xfe", 1), "runs[0].output_tail", "invalid UTF-8"},
+		{"perf of an unknown run", strings.Replace(s, `"strata_iq3_s_short_43tok": {`, `"strata_iq3_s_short_43tokX": {`, 1), "perf.strata_iq3_s_short_43tokX", "no run named"},
+		{"trailing data", s + "{}", "", "after the top-level value"},
+		{"not an object", "[1, 2]", "", "want an object"},
+		{"empty", "", "", "unexpected end of JSON"},
+		{"deep nesting", strings.Repeat("[", 200) + strings.Repeat("]", 200), "", "nesting deeper"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadResults("root", []byte(tt.data))
+			var ae *Error
+			if !errors.As(err, &ae) {
+				t.Fatalf("LoadResults(%s) error = %v; want *archive.Error", tt.name, err)
+			}
+			if ae.File != ResultsFile || ae.Line < 1 || ae.Col < 1 {
+				t.Errorf("error place = %s:%d:%d; want %s with line and column", ae.File, ae.Line, ae.Col, ResultsFile)
+			}
+			if !strings.Contains(ae.Path, tt.wantPath) || !strings.Contains(ae.Msg, tt.wantMsg) {
+				t.Errorf("LoadResults(%s) = %q; want path containing %q and message containing %q", tt.name, ae.Error(), tt.wantPath, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestLoadTruncatedNamesLine(t *testing.T) {
+	_, good := goodResults(t)
+	cut := len(good) / 3
+	_, err := LoadResults("root", good[:cut])
+	var ae *Error
+	if !errors.As(err, &ae) {
+		t.Fatalf("error = %v; want *archive.Error", err)
+	}
+	wantLine := strings.Count(string(good[:cut]), "\n") + 1
+	if ae.Line != wantLine {
+		t.Errorf("truncated file: line %d; want %d (the end of the data)", ae.Line, wantLine)
+	}
+}
+
+// copyTree copies a snapshot into a temporary directory.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	root := copyTree(t, fixture(t, "m5-v3"))
+	if err := os.Remove(filepath.Join(root, "build", "route_parity")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(root)
+	var ae *Error
+	if !errors.As(err, &ae) {
+		t.Fatalf("Load error = %v; want *archive.Error", err)
+	}
+	if !strings.Contains(ae.Msg, "build/route_parity does not exist") || !strings.HasPrefix(ae.Path, "provenance.files[") || ae.Line < 1 {
+		t.Errorf("Load = %q; want the missing build/route_parity named at its provenance entry", ae.Error())
+	}
+}
+
+func TestLoadBadRecords(t *testing.T) {
+	tests := []struct {
+		name, file, text, want string
+	}{
+		{"no header", "results/self_test.log", "self-test: PASS\n", `missing "# cmd:"`},
+		{"bad exit", "results/route_parity/fast_1.log", "# cmd: x\n# exit: zero\n", `exit status "zero"`},
+		{"bad env", "results/route_parity/fast_1.log", "# cmd: x\n# env: FAST\n# exit: 0\n", `env entry "FAST"`},
+		{"bad mtimes", "machine/mtimes.json", `{"tz": "+03:00", "files": {"a": "yesterday"}}`, "not an RFC 3339 time"},
+		{"mtimes unknown key", "machine/mtimes.json", `{"tz": "+03:00", "files": {}, "x": 1}`, `unknown key "x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := copyTree(t, fixture(t, "m5-v3"))
+			if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(tt.file)), []byte(tt.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(root)
+			var ae *Error
+			if !errors.As(err, &ae) || ae.File != tt.file || !strings.Contains(ae.Error(), tt.want) {
+				t.Errorf("Load with bad %s = %v; want an *archive.Error in %s containing %q", tt.file, err, tt.file, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzLoadResults(f *testing.F) {
+	_, file, _, _ := runtime.Caller(0)
+	if data, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "fixtures", "m5-v3", ResultsFile)); err == nil {
+		f.Add(data)
+		f.Add(data[:len(data)/2])
+	}
+	f.Add([]byte(`{"runs": [{"name": "a"}]}`))
+	f.Add([]byte(`{"a": 1, "a": 2}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := LoadResults("root", data)
+		if err == nil && s == nil {
+			t.Fatal("nil snapshot without error")
+		}
+		var ae *Error
+		if err != nil && !errors.As(err, &ae) {
+			t.Fatalf("error %v is not an *archive.Error", err)
+		}
+	})
+}

@@ -1,0 +1,94 @@
+// Package audit runs the pipeline: load a snapshot, parse every run's tail
+// once, run the selected rules over the parsed metrics, and build a report.
+package audit
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/llamacpp"
+	"github.com/strataspec/strataspec/engine/report"
+	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+// Load reads the snapshot at root and parses every run's tail with the
+// parser for the program that produced it, and every record beside the
+// results (route_parity logs, the self-test output) keyed by its file. A snapshot that cannot be read is
+// an error naming the file and place; a tail that parses with errors is not:
+// its errors stay in its Metrics, and the summary rule reports them.
+func Load(root string) (*rules.Context, error) {
+	snap, err := archive.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	ctx := &rules.Context{Snap: snap, Metrics: make(map[string]*tail.Metrics, len(snap.Runs))}
+	for _, r := range snap.Runs {
+		ctx.Metrics[r.Name] = ParseRun(r)
+	}
+	// Records beside the results are keyed by their file, which no run name
+	// can collide with (run names have no slash).
+	for _, rec := range snap.Parity {
+		ctx.Metrics[rec.File] = tail.ParseRouteParity(rec.File, rec.Text)
+	}
+	if rec := snap.SelfTest; rec != nil {
+		ctx.Metrics[rec.File] = tail.ParseSelfTest(rec.File, rec.Text)
+	}
+	return ctx, nil
+}
+
+// IsLlamaCpp reports whether a run's program is one of llama.cpp's.
+func IsLlamaCpp(r *archive.Run) bool {
+	if len(r.Cmd) == 0 {
+		return false
+	}
+	return strings.HasPrefix(filepath.Base(r.Cmd[0]), "llama")
+}
+
+// ParseRun parses a run's tail: llama.cpp runs with the llama.cpp parser and
+// strata runs with the window CLI parser; the runner's appended lines (memory,
+// disk) are read from every tail.
+func ParseRun(r *archive.Run) *tail.Metrics {
+	if IsLlamaCpp(r) {
+		return tail.Merge(llamacpp.Parse(r.Source, r.Tail), tail.ParseRunner(r.Source, r.Tail))
+	}
+	return tail.ParseStrata(r.Source, r.Tail)
+}
+
+// Run runs rules over ctx and builds the report. A rule that cannot read its
+// input stops the audit with an error (exit 2 in tools/audit).
+func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
+	var all []finding.Finding
+	var names []string
+	for _, r := range rs {
+		fs, err := r.Check(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("rule %s: %w", r.Name, err)
+		}
+		for i := range fs {
+			if fs[i].Rule == "" {
+				fs[i].Rule = r.Name
+			}
+		}
+		all = append(all, fs...)
+		names = append(names, r.Name)
+	}
+	return report.New(ctx.Snap.Root, names, all), nil
+}
+
+// Audit loads the snapshot at root and runs the rules named by ruleList
+// (comma-separated; empty for all).
+func Audit(root, ruleList string) (*report.Report, error) {
+	rs, err := rules.Select(ruleList)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := Load(root)
+	if err != nil {
+		return nil, err
+	}
+	return Run(ctx, rs)
+}

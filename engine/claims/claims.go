@@ -1,0 +1,303 @@
+// Package claims binds the numbers a plan quotes to their sources and checks
+// them. A claims table (PLAN.claims at the root of a checkout) is a small
+// line format:
+//
+//	# a comment; blank lines are ignored
+//	section §7.1 #5                       a claim section: every number in it must be bound
+//	set q2_0 = strata_q2_0_* strata_metal_optimized_*   a named run set (globs over run names)
+//	const page = 16 KiB                   a declared constant (value and unit)
+//	§7.1 #5 | 3,194.19 ms | strata_q2_0_moce085_prefill_1024tok:prefill_ms
+//	§7.1 #5 | 3.66–6.44 GB/s | range(@q2_0:fill_gb_s) | id=F13
+//	§7.1 #5 | 82.17 + 9.38 % | RUN:hit_arena_pct ; RUN:hit_ra_pct | id=F08
+//	§7.1 #5 | 9.51 → 13.52 tok/s | A:decode_tok_s ; B:decode_tok_s | caveat=decode-pair-n1
+//
+// A row is place | quote | source [| options]. The place is a plan place
+// (§7.1 #5); the quote is a token exactly as the plan prints it; the source
+// is one expression per part of the quote separated by ";", or one
+// expression for the whole quote (a range over a set for a quoted range).
+// Options are key=value words: caveat=ID (the plan must state that caveat
+// beside the quote) and id=Fnn (the audit finding the row reproduces).
+//
+// Expressions (see Expr): RUN:METRIC is a run's metric; @SET:METRIC the
+// metric over every run of a set; @SET the set itself; $NAME a constant; a
+// bare number; NAME(args…) a registered derivation (see Funcs).
+package claims
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/plan"
+)
+
+// File is the claims table's path inside a checkout.
+const File = "PLAN.claims"
+
+// Table is a parsed claims table.
+type Table struct {
+	File     string
+	Sections []Section
+	Sets     map[string]*Set
+	Consts   map[string]*Const
+	Rows     []*Row
+	Errors   []*Error // syntax errors; parsing goes on after one
+}
+
+// Section is a declared claim section.
+type Section struct {
+	Place string
+	Line  int
+}
+
+// Set is a named set of runs: the runs whose names match any of its globs
+// (path.Match syntax), in archive order.
+type Set struct {
+	Name  string
+	Globs []string
+	Line  int
+}
+
+// Const is a declared constant.
+type Const struct {
+	Name string
+	Num  num.Number
+	Unit string // canonical unit, "" for none
+	Doc  string // the comment after the declaration, if any
+	Line int
+}
+
+// Row binds one quote at a place to its source.
+type Row struct {
+	Line    int
+	Place   string
+	Quote   string
+	Sources []*Expr // one per part, or one for the whole quote
+	Caveat  string  // caveat the plan must state beside the quote, "" for none
+	ID      string  // audit finding id (F08…), "" for none
+	Text    string  // the row as written
+}
+
+// Error is a syntax error in the table.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Err returns the table's first error, or nil.
+func (t *Table) Err() error {
+	if len(t.Errors) == 0 {
+		return nil
+	}
+	if len(t.Errors) == 1 {
+		return t.Errors[0]
+	}
+	return fmt.Errorf("%w (and %d more errors)", t.Errors[0], len(t.Errors)-1)
+}
+
+// Load reads and parses the claims table at file.
+func Load(file string) (*Table, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("claims: %w", err)
+	}
+	return Parse(file, b), nil
+}
+
+var (
+	nameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	optionRE = regexp.MustCompile(`^(caveat|id)=([A-Za-z0-9][A-Za-z0-9._-]*)$`)
+	placeRE  = regexp.MustCompile(`^(§[0-9]+(\.[0-9A-Za-z]+)*)?( ?#[0-9]+)?$`)
+)
+
+// Parse parses a claims table. It never fails: each syntax error is
+// recorded with its line and parsing goes on.
+func Parse(file string, b []byte) *Table {
+	t := &Table{File: file, Sets: map[string]*Set{}, Consts: map[string]*Const{}}
+	errf := func(line int, format string, args ...any) {
+		t.Errors = append(t.Errors, &Error{file, line, fmt.Sprintf(format, args...)})
+	}
+	for i, raw := range strings.Split(string(b), "\n") {
+		ln := i + 1
+		line := strings.TrimSuffix(raw, "\r")
+		if !validUTF8(line) {
+			errf(ln, "invalid UTF-8")
+			continue
+		}
+		text := strings.TrimSpace(line)
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		comment := ""
+		if j := strings.Index(text, " # "); j >= 0 {
+			text, comment = strings.TrimSpace(text[:j]), strings.TrimSpace(text[j+3:])
+		}
+		switch {
+		case strings.HasPrefix(text, "section "):
+			p := strings.Join(strings.Fields(strings.TrimPrefix(text, "section ")), " ")
+			if !placeRE.MatchString(p) || p == "" {
+				errf(ln, "section %q: want a place like §7.1 or §7.1 #5", p)
+				continue
+			}
+			t.Sections = append(t.Sections, Section{p, ln})
+		case strings.HasPrefix(text, "set "):
+			name, rest, ok := strings.Cut(strings.TrimPrefix(text, "set "), "=")
+			name = strings.TrimSpace(name)
+			if !ok || !nameRE.MatchString(name) {
+				errf(ln, "set: want \"set NAME = glob ...\"")
+				continue
+			}
+			if _, dup := t.Sets[name]; dup {
+				errf(ln, "set %s declared twice", name)
+				continue
+			}
+			globs := strings.Fields(rest)
+			if len(globs) == 0 {
+				errf(ln, "set %s: no runs", name)
+				continue
+			}
+			bad := false
+			for _, g := range globs {
+				if _, err := path.Match(g, ""); err != nil {
+					errf(ln, "set %s: bad glob %q: %v", name, g, err)
+					bad = true
+				}
+			}
+			if !bad {
+				t.Sets[name] = &Set{name, globs, ln}
+			}
+		case strings.HasPrefix(text, "const "):
+			name, rest, ok := strings.Cut(strings.TrimPrefix(text, "const "), "=")
+			name = strings.TrimSpace(name)
+			if !ok || !nameRE.MatchString(name) {
+				errf(ln, "const: want \"const NAME = VALUE [UNIT]\"")
+				continue
+			}
+			if _, dup := t.Consts[name]; dup {
+				errf(ln, "const %s declared twice", name)
+				continue
+			}
+			f := strings.Fields(rest)
+			if len(f) == 0 || len(f) > 2 {
+				errf(ln, "const %s: want a value and an optional unit", name)
+				continue
+			}
+			n, err := num.Parse(f[0])
+			if err != nil {
+				errf(ln, "const %s: %v", name, err)
+				continue
+			}
+			unit := ""
+			if len(f) == 2 {
+				if unit = plan.CanonUnit(f[1]); unit == "" {
+					errf(ln, "const %s: unknown unit %q", name, f[1])
+					continue
+				}
+			}
+			t.Consts[name] = &Const{name, n, unit, comment, ln}
+		default:
+			r, err := parseRow(text)
+			if err != nil {
+				errf(ln, "%v", err)
+				continue
+			}
+			r.Line = ln
+			t.Rows = append(t.Rows, r)
+		}
+	}
+	// references to undeclared sets and constants are errors of the table
+	for _, r := range t.Rows {
+		for _, e := range r.Sources {
+			e.walk(func(x *Expr) {
+				switch x.Op {
+				case OpSet, OpSetMetric:
+					if t.Sets[x.Name] == nil {
+						errf(r.Line, "unknown set @%s", x.Name)
+					}
+				case OpConst:
+					if t.Consts[x.Name] == nil {
+						errf(r.Line, "unknown constant $%s", x.Name)
+					}
+				}
+			})
+		}
+	}
+	return t
+}
+
+func validUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+func parseRow(text string) (*Row, error) {
+	f := strings.Split(text, "|")
+	if len(f) < 3 || len(f) > 4 {
+		return nil, fmt.Errorf("row: want \"place | quote | source [| options]\", got %d fields", len(f))
+	}
+	for i := range f {
+		f[i] = strings.TrimSpace(f[i])
+	}
+	r := &Row{Place: strings.Join(strings.Fields(f[0]), " "), Quote: f[1], Text: text}
+	if !placeRE.MatchString(r.Place) || r.Place == "" {
+		return nil, fmt.Errorf("row: place %q: want a place like §7.1 #5", r.Place)
+	}
+	if r.Quote == "" {
+		return nil, fmt.Errorf("row: empty quote")
+	}
+	for _, src := range strings.Split(f[2], ";") {
+		e, err := ParseExpr(strings.TrimSpace(src))
+		if err != nil {
+			return nil, fmt.Errorf("row: source %q: %v", strings.TrimSpace(src), err)
+		}
+		r.Sources = append(r.Sources, e)
+	}
+	if len(f) == 4 {
+		for _, o := range strings.Fields(f[3]) {
+			m := optionRE.FindStringSubmatch(o)
+			if m == nil {
+				return nil, fmt.Errorf("row: option %q: want caveat=ID or id=Fnn", o)
+			}
+			switch m[1] {
+			case "caveat":
+				r.Caveat = m[2]
+			case "id":
+				r.ID = m[2]
+			}
+		}
+	}
+	return r, nil
+}
+
+// Runs returns the names of the runs the row's sources name directly
+// (RUN:METRIC), in order of first mention. Set references are not expanded.
+func (r *Row) Runs() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range r.Sources {
+		e.walk(func(x *Expr) {
+			if x.Op == OpMetric && !seen[x.Run] {
+				seen[x.Run] = true
+				out = append(out, x.Run)
+			}
+		})
+	}
+	return out
+}
+
+// Expand returns the runs of a set among names, in the order of names.
+func (s *Set) Expand(names []string) []string {
+	var out []string
+	for _, n := range names {
+		for _, g := range s.Globs {
+			if ok, _ := path.Match(g, n); ok {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,194 @@
+package claims
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/strataspec/strataspec/engine/num"
+)
+
+// Op is the kind of an expression node.
+type Op int
+
+// Expression nodes.
+const (
+	OpNumber    Op = iota // 100
+	OpMetric              // RUN:METRIC
+	OpSetMetric           // @SET:METRIC
+	OpSet                 // @SET
+	OpConst               // $NAME
+	OpWord                // a bare word, e.g. a unit argument: to(x, MB)
+	OpCall                // NAME(args…)
+)
+
+// Expr is a parsed source expression.
+type Expr struct {
+	Op     Op
+	Num    num.Number // OpNumber
+	Run    string     // OpMetric
+	Metric string     // OpMetric, OpSetMetric
+	Name   string     // OpSet, OpSetMetric (set), OpConst, OpWord, OpCall (function)
+	Args   []*Expr    // OpCall
+}
+
+func (e *Expr) String() string {
+	switch e.Op {
+	case OpNumber:
+		return e.Num.Text
+	case OpMetric:
+		return e.Run + ":" + e.Metric
+	case OpSetMetric:
+		return "@" + e.Name + ":" + e.Metric
+	case OpSet:
+		return "@" + e.Name
+	case OpConst:
+		return "$" + e.Name
+	case OpWord:
+		return e.Name
+	}
+	var args []string
+	for _, a := range e.Args {
+		args = append(args, a.String())
+	}
+	return e.Name + "(" + strings.Join(args, ", ") + ")"
+}
+
+func (e *Expr) walk(f func(*Expr)) {
+	f(e)
+	for _, a := range e.Args {
+		a.walk(f)
+	}
+}
+
+// ParseExpr parses a source expression. Function names are checked against
+// the registry (Funcs) here, so a typo is a syntax error with its line.
+func ParseExpr(s string) (*Expr, error) {
+	p := &exprParser{s: s}
+	e, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.i < len(p.s) {
+		return nil, fmt.Errorf("unexpected %q at column %d", p.s[p.i:], p.i+1)
+	}
+	return e, nil
+}
+
+type exprParser struct {
+	s string
+	i int
+}
+
+func (p *exprParser) space() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
+		p.i++
+	}
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c == '.' || c == '-' || c == '/' || c == '*' || c == '?' || c == '[' || c == ']' ||
+		'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+func (p *exprParser) name() string {
+	j := p.i
+	for p.i < len(p.s) && isNameByte(p.s[p.i]) {
+		p.i++
+	}
+	return p.s[j:p.i]
+}
+
+func (p *exprParser) expr() (*Expr, error) {
+	p.space()
+	if p.i >= len(p.s) {
+		return nil, fmt.Errorf("empty expression")
+	}
+	switch c := p.s[p.i]; {
+	case c == '$':
+		p.i++
+		n := p.name()
+		if !nameRE.MatchString(n) {
+			return nil, fmt.Errorf("bad constant name %q", n)
+		}
+		return &Expr{Op: OpConst, Name: n}, nil
+	case c == '@':
+		p.i++
+		n := p.name()
+		if !nameRE.MatchString(n) {
+			return nil, fmt.Errorf("bad set name %q", n)
+		}
+		if p.i < len(p.s) && p.s[p.i] == ':' {
+			p.i++
+			m := p.name()
+			if m == "" {
+				return nil, fmt.Errorf("@%s: missing metric after ':'", n)
+			}
+			return &Expr{Op: OpSetMetric, Name: n, Metric: m}, nil
+		}
+		return &Expr{Op: OpSet, Name: n}, nil
+	case c == '-' || '0' <= c && c <= '9':
+		j := p.i
+		p.i++
+		for p.i < len(p.s) && (unicode.IsDigit(rune(p.s[p.i])) || strings.IndexByte(".,eE+-", p.s[p.i]) >= 0) {
+			p.i++
+		}
+		n, err := num.Parse(p.s[j:p.i])
+		if err == nil && (p.i >= len(p.s) || !isNameByte(p.s[p.i]) && p.s[p.i] != ':') {
+			return &Expr{Op: OpNumber, Num: n}, nil
+		}
+		p.i = j // a run name that starts with a digit
+	}
+	n := p.name()
+	if n == "" {
+		return nil, fmt.Errorf("unexpected %q at column %d", p.s[p.i:], p.i+1)
+	}
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == '(' {
+		f, ok := funcs[n]
+		if !ok {
+			return nil, fmt.Errorf("unknown derivation %s (known: %s)", n, strings.Join(FuncNames(), ", "))
+		}
+		p.i++
+		call := &Expr{Op: OpCall, Name: n}
+		for {
+			p.space()
+			if p.i < len(p.s) && p.s[p.i] == ')' && len(call.Args) == 0 {
+				p.i++
+				break
+			}
+			a, err := p.expr()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", n, err)
+			}
+			call.Args = append(call.Args, a)
+			p.space()
+			if p.i >= len(p.s) {
+				return nil, fmt.Errorf("%s: missing ')'", n)
+			}
+			if p.s[p.i] == ',' {
+				p.i++
+				continue
+			}
+			if p.s[p.i] == ')' {
+				p.i++
+				break
+			}
+			return nil, fmt.Errorf("%s: unexpected %q at column %d", n, p.s[p.i:], p.i+1)
+		}
+		if len(call.Args) < f.MinArgs || f.MaxArgs >= 0 && len(call.Args) > f.MaxArgs {
+			return nil, fmt.Errorf("%s: %d arguments; want %s", n, len(call.Args), f.arity())
+		}
+		return call, nil
+	}
+	if p.i < len(p.s) && p.s[p.i] == ':' {
+		p.i++
+		m := p.name()
+		if m == "" {
+			return nil, fmt.Errorf("%s: missing metric after ':'", n)
+		}
+		return &Expr{Op: OpMetric, Run: n, Metric: m}, nil
+	}
+	return &Expr{Op: OpWord, Name: n}, nil
+}

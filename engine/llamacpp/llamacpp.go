@@ -1,0 +1,511 @@
+// Package llamacpp reads the performance summaries that llama.cpp's programs
+// print at the end of a run, in every generation of their format, from a
+// run's raw output tail.
+//
+// # Formats
+//
+// A summary line is "<prefix>: <label> = <value> <unit> [/ <count> <word>]
+// [(<ms> ms per token[, <rate> tokens per second])]", where the prefix names
+// the printing function and so the generation of llama.cpp:
+//
+//   - llama_print_timings: (2023 to mid 2024): load, sample, prompt eval,
+//     eval and total time; the earliest builds print "ms per run" and no
+//     tokens per second, later ones add "/ N tokens" to the total.
+//   - llama_perf_sampler_print: and llama_perf_context_print: (from
+//     September 2024): "sampling time" with runs, load, prompt eval, eval,
+//     total time and, in later builds, "graphs reused".
+//   - common_perf_print: (from November 2025, llama-completion and the
+//     examples): "sampling time" (no count), "samplers time = X ms / N
+//     tokens", load, prompt eval, eval, total time, "unaccounted time = X ms /
+//     P %" and "graphs reused".
+//
+// The chat llama-cli of late 2025 prints no summary; after each reply it
+// prints "[ Prompt: 14.3 t/s | Generation: 1.4 t/s ]", which this package
+// also reads. It prints no token counts.
+//
+// When a count is 0 the printed per-token figures are C's printf of a
+// division by zero: "inf", "-inf", "nan" or "-nan" (glibc). They parse to
+// the IEEE values and keep their text. A line may carry any prefix before the
+// function name (a timestamp, a log level such as "I ", a "[pid] ", ANSI
+// colours): the parser looks for the function names anywhere in a line.
+// Numbers printed with a decimal comma (a C locale other than "C", e.g.
+// "285,92 ms") are read as decimals and keep their printed text.
+//
+// # Metric names
+//
+// Every metric keeps the text it was printed as (tail.Metric.Num.Text), its
+// unit and its line. Names are stable:
+//
+//	load_ms                       load time
+//	sample_ms, sample_runs        "sample time" (llama_print_timings) and
+//	                              "sampling time = … / N runs" (llama_perf_sampler_print)
+//	sample_tokens                 "samplers time = … / N tokens" (common_perf_print;
+//	                              sample_ms carries its time)
+//	sample_ms_per_tok, sample_tok_s
+//	sampling_ms                   "sampling time" without a count (common_perf_print)
+//	prompt_eval_ms, prompt_eval_tokens, prompt_ms_per_tok, prompt_tok_s
+//	eval_ms, eval_runs, eval_ms_per_tok, eval_tok_s
+//	                              (eval_tokens instead of eval_runs where a build prints "tokens")
+//	total_ms, total_tokens        total time and, where printed, its token count
+//	unaccounted_ms, unaccounted_pct
+//	graphs_reused
+//	cli_prompt_tok_s, cli_gen_tok_s   llama-cli's "[ Prompt: … | Generation: … ]"
+//
+// A tail with several summaries (an interactive session) yields each metric
+// once per summary, in tail order; tail.Metrics.All returns them all.
+//
+// # Errors
+//
+// A line that carries a summary prefix or the llama-cli marker but does not
+// read as one is a tail.Error with the line number; parsing goes on. Lines
+// without either are other output (loader logs, generated text) and are
+// skipped. Parse never panics.
+package llamacpp
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+// Prefixes of the summary lines, one per printing function.
+const (
+	PrefixPrintTimings   = "llama_print_timings:"
+	PrefixContextPrint   = "llama_perf_context_print:"
+	PrefixSamplerPrint   = "llama_perf_sampler_print:"
+	PrefixCommonPerfPrnt = "common_perf_print:"
+	// MarkerCLI starts llama-cli's per-reply timing line.
+	MarkerCLI = "[ Prompt:"
+)
+
+// prefixes are the summary prefixes with the offset of "_print" inside each,
+// so that a search for "_print" finds every candidate.
+var prefixes = []struct {
+	text string
+	off  int
+}{
+	{PrefixPrintTimings, strings.Index(PrefixPrintTimings, "_print")},
+	{PrefixContextPrint, strings.Index(PrefixContextPrint, "_print")},
+	{PrefixSamplerPrint, strings.Index(PrefixSamplerPrint, "_print")},
+	{PrefixCommonPerfPrnt, strings.Index(PrefixCommonPerfPrnt, "_print")},
+}
+
+// Parse reads every llama.cpp performance summary and llama-cli timing line
+// in text. source names what was parsed (a file, with a JSON path where the
+// tail sits inside one); it is the Source of the result and the File of its
+// errors.
+func Parse(source, text string) *tail.Metrics {
+	p := parser{ms: &tail.Metrics{Source: source}, source: source}
+	nextPrint := indexFrom(text, "_print", 0)
+	nextCLI := indexFrom(text, MarkerCLI, 0)
+	pos, line := 0, 1 // line is the number of the line that starts at pos
+	for nextPrint >= 0 || nextCLI >= 0 {
+		at := nextPrint
+		if at < 0 || (nextCLI >= 0 && nextCLI < at) {
+			at = nextCLI
+		}
+		start := strings.LastIndexByte(text[pos:at], '\n') + 1 + pos
+		line += strings.Count(text[pos:start], "\n")
+		end := len(text)
+		if i := strings.IndexByte(text[at:], '\n'); i >= 0 {
+			end = at + i
+		}
+		p.line(line, text[start:end])
+		// Move past this line and to the next candidates after it.
+		pos = end
+		if pos < len(text) {
+			pos++
+			line++
+		}
+		if nextPrint >= 0 && nextPrint < pos {
+			nextPrint = indexFrom(text, "_print", pos)
+		}
+		if nextCLI >= 0 && nextCLI < pos {
+			nextCLI = indexFrom(text, MarkerCLI, pos)
+		}
+	}
+	return p.ms
+}
+
+func indexFrom(s, sub string, from int) int {
+	if from > len(s) {
+		return -1
+	}
+	i := strings.Index(s[from:], sub)
+	if i < 0 {
+		return -1
+	}
+	return from + i
+}
+
+type parser struct {
+	ms     *tail.Metrics
+	source string
+}
+
+func (p *parser) errorf(line int, format string, args ...any) {
+	p.ms.Errors = append(p.ms.Errors, &tail.Error{File: p.source, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) add(line int, name string, n num.Number, unit string) {
+	p.ms.Add(tail.Metric{Name: name, Num: n, Unit: unit, Line: line})
+}
+
+// line parses one line that holds a candidate marker. A line may hold a
+// summary prefix, the llama-cli marker, or neither (e.g.
+// "llama_print_system_info").
+func (p *parser) line(n int, s string) {
+	s = strings.TrimRight(s, "\r")
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = stripANSI(s)
+	}
+	for _, pf := range prefixes {
+		if i := strings.Index(s, pf.text); i >= 0 {
+			p.summary(n, s[i+len(pf.text):])
+			return
+		}
+	}
+	if i := strings.Index(s, MarkerCLI); i >= 0 {
+		p.cli(n, s[i+len(MarkerCLI):])
+	}
+}
+
+// summary parses the part of a summary line after its prefix:
+// "<label> = <value> <unit> [/ <count> <word>] [(...)]".
+func (p *parser) summary(n int, s string) {
+	eq := strings.IndexByte(s, '=')
+	if eq < 0 {
+		p.errorf(n, "llama.cpp timing line without \"=\": %q", strings.TrimSpace(s))
+		return
+	}
+	label := strings.TrimSpace(s[:eq])
+	if strings.Contains(label, "  ") || strings.IndexByte(label, '\t') >= 0 {
+		label = strings.Join(strings.Fields(label), " ")
+	}
+	sc := scanner{s: s[eq+1:]}
+	switch label {
+	case "load time":
+		v, ok := p.value(n, &sc, label, "ms")
+		if ok {
+			p.add(n, "load_ms", v, "ms")
+		}
+	case "sample time", "sampling time":
+		v, ok := p.value(n, &sc, label, "ms")
+		if !ok {
+			return
+		}
+		if sc.done() {
+			// common_perf_print's total time spent in common/sampling.
+			p.add(n, "sampling_ms", v, "ms")
+			return
+		}
+		p.add(n, "sample_ms", v, "ms")
+		p.countAndRates(n, &sc, label, "sample", "sample", "sample")
+	case "samplers time":
+		v, ok := p.value(n, &sc, label, "ms")
+		if !ok {
+			return
+		}
+		p.add(n, "sample_ms", v, "ms")
+		p.countAndRates(n, &sc, label, "sample", "sample", "sample")
+	case "prompt eval time":
+		v, ok := p.value(n, &sc, label, "ms")
+		if !ok {
+			return
+		}
+		p.add(n, "prompt_eval_ms", v, "ms")
+		p.countAndRates(n, &sc, label, "prompt_eval", "prompt", "prompt")
+	case "eval time":
+		v, ok := p.value(n, &sc, label, "ms")
+		if !ok {
+			return
+		}
+		p.add(n, "eval_ms", v, "ms")
+		p.countAndRates(n, &sc, label, "eval", "eval", "eval")
+	case "total time":
+		v, ok := p.value(n, &sc, label, "ms")
+		if !ok {
+			return
+		}
+		p.add(n, "total_ms", v, "ms")
+		if sc.done() {
+			return
+		}
+		if !sc.expect("/") {
+			p.errorf(n, "%s: want \"/ N tokens\" after the time, got %q", label, sc.rest())
+			return
+		}
+		c, word, ok := p.count(n, &sc, label)
+		if ok {
+			p.add(n, "total_"+word, c, word)
+		}
+	case "unaccounted time":
+		v, ok := p.value(n, &sc, label, "ms")
+		if !ok {
+			return
+		}
+		p.add(n, "unaccounted_ms", v, "ms")
+		if !sc.expect("/") {
+			p.errorf(n, "%s: want \"/ P %%\" after the time, got %q", label, sc.rest())
+			return
+		}
+		pc, ok := p.number(n, &sc, label)
+		if !ok {
+			return
+		}
+		if !sc.expect("%") {
+			p.errorf(n, "%s: want \"%%\" after %s, got %q", label, pc.Text, sc.rest())
+			return
+		}
+		p.add(n, "unaccounted_pct", pc, "%")
+		// The rest is the formula in words: "(total - sampling - …) / (total)".
+	case "graphs reused":
+		v, ok := p.number(n, &sc, label)
+		if !ok {
+			return
+		}
+		if !sc.done() {
+			p.errorf(n, "%s: unexpected %q after the count", label, sc.rest())
+			return
+		}
+		p.add(n, "graphs_reused", v, "")
+	default:
+		p.errorf(n, "unknown llama.cpp timing %q", label)
+	}
+}
+
+// value reads "<number> <unit>".
+func (p *parser) value(n int, sc *scanner, label, unit string) (num.Number, bool) {
+	v, ok := p.number(n, sc, label)
+	if !ok {
+		return v, false
+	}
+	if !sc.expect(unit) {
+		p.errorf(n, "%s: want unit %q after %s, got %q", label, unit, v.Text, sc.rest())
+		return v, false
+	}
+	return v, true
+}
+
+// number reads one printed number.
+func (p *parser) number(n int, sc *scanner, label string) (num.Number, bool) {
+	tok := sc.word()
+	if tok == "" {
+		p.errorf(n, "%s: missing number", label)
+		return num.Number{}, false
+	}
+	v, err := parseNumber(tok)
+	if err != nil {
+		p.errorf(n, "%s: %v", label, err)
+		return v, false
+	}
+	return v, true
+}
+
+// count reads "<integer> runs|tokens".
+func (p *parser) count(n int, sc *scanner, label string) (num.Number, string, bool) {
+	c, ok := p.number(n, sc, label)
+	if !ok {
+		return c, "", false
+	}
+	word := sc.word()
+	if word != "runs" && word != "tokens" {
+		p.errorf(n, "%s: want \"runs\" or \"tokens\" after %s, got %q", label, c.Text, word)
+		return c, "", false
+	}
+	if c.Decimals != 0 || math.IsNaN(c.Value) || math.IsInf(c.Value, 0) {
+		p.errorf(n, "%s: count %q is not an integer", label, c.Text)
+		return c, "", false
+	}
+	return c, word, true
+}
+
+// countAndRates reads "/ <count> <word> [( <ms> ms per token|run[, <rate>
+// tokens per second] )]" and adds <countBase>_<word>, <rateBase>_ms_per_tok
+// and <rateBase>_tok_s. A line may end after the time (the earliest builds
+// print no count for the total), but not after "/".
+func (p *parser) countAndRates(n int, sc *scanner, label, countBase, perTokBase, rateBase string) {
+	if sc.done() {
+		return
+	}
+	if !sc.expect("/") {
+		p.errorf(n, "%s: want \"/ N runs|tokens\" after the time, got %q", label, sc.rest())
+		return
+	}
+	c, word, ok := p.count(n, sc, label)
+	if !ok {
+		return
+	}
+	p.add(n, countBase+"_"+word, c, word)
+	if sc.done() {
+		return
+	}
+	if !sc.expect("(") {
+		p.errorf(n, "%s: want \"(\" after the count, got %q", label, sc.rest())
+		return
+	}
+	per, ok := p.number(n, sc, label)
+	if !ok {
+		return
+	}
+	if !sc.expect("ms") || !sc.expect("per") {
+		p.errorf(n, "%s: want \"ms per token\" after %s, got %q", label, per.Text, sc.rest())
+		return
+	}
+	if w := sc.word(); w != "token," && w != "token" && w != "run," && w != "run" &&
+		w != "token)" && w != "run)" {
+		p.errorf(n, "%s: want \"token\" or \"run\" after \"ms per\", got %q", label, w)
+		return
+	}
+	p.add(n, perTokBase+"_ms_per_tok", per, "ms/tok")
+	if sc.done() || sc.expect(")") {
+		return
+	}
+	rate, ok := p.number(n, sc, label)
+	if !ok {
+		return
+	}
+	if !sc.expect("tokens") || !sc.expect("per") || !(sc.expect("second)") || sc.expect("second")) {
+		p.errorf(n, "%s: want \"tokens per second\" after %s, got %q", label, rate.Text, sc.rest())
+		return
+	}
+	p.add(n, rateBase+"_tok_s", rate, "tok/s")
+}
+
+// cli parses the rest of "[ Prompt: <p> t/s | Generation: <g> t/s ]".
+func (p *parser) cli(n int, s string) {
+	const label = "llama-cli timings"
+	sc := scanner{s: s}
+	pr, ok := p.number(n, &sc, label)
+	if !ok {
+		return
+	}
+	if !sc.expect("t/s") || !sc.expect("|") || !sc.expect("Generation:") {
+		p.errorf(n, "%s: want \"t/s | Generation:\" after %s, got %q", label, pr.Text, sc.rest())
+		return
+	}
+	g, ok := p.number(n, &sc, label)
+	if !ok {
+		return
+	}
+	if !sc.expect("t/s") || !sc.expect("]") {
+		p.errorf(n, "%s: want \"t/s ]\" after %s, got %q", label, g.Text, sc.rest())
+		return
+	}
+	p.add(n, "cli_prompt_tok_s", pr, "tok/s")
+	p.add(n, "cli_gen_tok_s", g, "tok/s")
+}
+
+// parseNumber parses a printed number, including C's "-nan" and a decimal
+// comma ("285,92"), keeping the printed text.
+func parseNumber(tok string) (num.Number, error) {
+	if n, ok := plainDecimal(tok); ok {
+		return n, nil
+	}
+	switch strings.ToLower(tok) {
+	case "nan", "-nan", "+nan":
+		return num.Number{Value: math.NaN(), Text: tok}, nil
+	}
+	if i := strings.IndexByte(tok, ','); i >= 0 && strings.IndexByte(tok, '.') < 0 &&
+		strings.Count(tok, ",") == 1 && len(tok)-i-1 != 3 {
+		// A decimal comma: one comma, not followed by a group of three.
+		v, err := strconv.ParseFloat(tok[:i]+"."+tok[i+1:], 64)
+		if err != nil {
+			return num.Number{Text: tok}, fmt.Errorf("cannot read %q as a number", tok)
+		}
+		return num.Number{Value: v, Text: tok, Decimals: len(tok) - i - 1}, nil
+	}
+	v, err := num.Parse(tok)
+	if err != nil {
+		return v, fmt.Errorf("cannot read %q as a number", tok)
+	}
+	return v, nil
+}
+
+// plainDecimal parses the common case, digits with at most one '.', without
+// the general parser's allocations.
+func plainDecimal(tok string) (num.Number, bool) {
+	dot, digits := -1, 0
+	for i := 0; i < len(tok); i++ {
+		switch c := tok[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && dot < 0:
+			dot = i
+		default:
+			return num.Number{}, false
+		}
+	}
+	if digits == 0 {
+		return num.Number{}, false
+	}
+	v, err := strconv.ParseFloat(tok, 64)
+	if err != nil {
+		return num.Number{}, false
+	}
+	n := num.Number{Value: v, Text: tok}
+	if dot >= 0 {
+		n.Decimals = len(tok) - dot - 1
+	}
+	return n, true
+}
+
+// scanner splits the value part of a timing line into space-separated words.
+type scanner struct{ s string }
+
+func (sc *scanner) skip() {
+	for len(sc.s) > 0 && (sc.s[0] == ' ' || sc.s[0] == '\t') {
+		sc.s = sc.s[1:]
+	}
+}
+
+// word returns the next run of non-space bytes.
+func (sc *scanner) word() string {
+	sc.skip()
+	i := 0
+	for i < len(sc.s) && sc.s[i] != ' ' && sc.s[i] != '\t' {
+		i++
+	}
+	w := sc.s[:i]
+	sc.s = sc.s[i:]
+	return w
+}
+
+// expect consumes tok, which may be glued to the next word ("(" in
+// "(   2.38 ms"), if the input continues with it after spaces.
+func (sc *scanner) expect(tok string) bool {
+	sc.skip()
+	if !strings.HasPrefix(sc.s, tok) {
+		return false
+	}
+	sc.s = sc.s[len(tok):]
+	return true
+}
+
+func (sc *scanner) done() bool {
+	sc.skip()
+	return sc.s == ""
+}
+
+func (sc *scanner) rest() string { sc.skip(); return sc.s }
+
+// stripANSI removes ANSI escape sequences (colours) from s.
+func stripANSI(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,456 @@
+//go:build linux
+
+package pagecache
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// diskDir returns a fresh directory on a disk-backed file system (eviction
+// means nothing on tmpfs), or skips the test saying why there is none.
+func diskDir(t testing.TB) string {
+	t.Helper()
+	var bases []string
+	bases = append(bases, os.TempDir())
+	if d, err := os.UserCacheDir(); err == nil {
+		bases = append(bases, d)
+	}
+	if d, err := os.Getwd(); err == nil {
+		bases = append(bases, d)
+	}
+	for _, b := range bases {
+		var fs unix.Statfs_t
+		if unix.Statfs(b, &fs) != nil || memoryFS(fs.Type) {
+			continue
+		}
+		d, err := os.MkdirTemp(b, "pagecache-test-")
+		if err != nil {
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		return d
+	}
+	t.Skipf("no disk-backed directory among %q: eviction cannot be tested", bases)
+	return ""
+}
+
+// writeFile writes size bytes (a non-zero pattern) to dir/name, fsyncs them
+// so that every page is clean, and returns the path. The file's pages are
+// resident afterwards: they were just written through the cache.
+func writeFile(t testing.TB, dir, name string, size int) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i*7 + 1)
+	}
+	for n := 0; n < size; n += len(buf) {
+		if _, err := f.Write(buf[:min(len(buf), size-n)]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// resident measures path independently of any Result.
+func resident(t testing.TB, path string) Count {
+	t.Helper()
+	r, err := ResidencyOf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Count
+}
+
+const testSize = 16<<20 + 123 // a partial last page
+
+func TestEvictWarm(t *testing.T) {
+	path := writeFile(t, diskDir(t), "f", testSize)
+	pages := int64((testSize + os.Getpagesize() - 1) / os.Getpagesize())
+	if c := resident(t, path); c.Total != pages || c.Resident != pages {
+		t.Fatalf("after writing: %v; want all %d pages resident", c, pages)
+	}
+
+	ev, err := Evict(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ev.Verified || ev.Before.Resident != pages || ev.After.Fraction() > EvictTolerance {
+		t.Errorf("Evict(%q) = verified %v, %v → %v, reasons %+v; want verified, all → ≤ 1 %%",
+			path, ev.Verified, ev.Before.Count, ev.After.Count, ev.Reasons)
+	}
+	if c := resident(t, path); c.Fraction() > EvictTolerance {
+		t.Errorf("after Evict(%q): %v resident; want ≤ 1 %%", path, c)
+	}
+
+	w, err := Warm(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !w.Verified || w.After.Resident != pages || w.Bytes != testSize {
+		t.Errorf("Warm(%q) = verified %v, %v → %v, %d bytes; want verified, all %d pages, %d bytes",
+			path, w.Verified, w.Before.Count, w.After.Count, w.Bytes, pages, testSize)
+	}
+	if c := resident(t, path); c.Resident != pages {
+		t.Errorf("after Warm(%q): %v resident; want all", path, c)
+	}
+}
+
+// noop is the audit's helper in its most honest form: an eviction that
+// returns success and does nothing.
+type noop struct{ linux }
+
+func (noop) evict(*os.File, int64) error { return nil }
+
+// madviseDontneed is the audit's helper as written: madvise(MADV_DONTNEED)
+// on a read-only shared mapping. On Linux, as on darwin, that drops this
+// process's page-table entries, not the page cache.
+type madviseDontneed struct{ linux }
+
+func (madviseDontneed) evict(f *os.File, size int64) error {
+	return eachWindow(f, size, func(m []byte, _ int64) error {
+		return unix.Madvise(m, unix.MADV_DONTNEED)
+	})
+}
+
+func TestVerifierCatchesNoOpEviction(t *testing.T) {
+	dir := diskDir(t)
+	for _, p := range []platform{noop{}, madviseDontneed{}} {
+		name := fmt.Sprintf("%T", p)
+		path := writeFile(t, dir, strings.TrimPrefix(name, "pagecache."), testSize)
+		res, err := evict(p, path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.Verified || res.After.Fraction() < 0.99 {
+			t.Errorf("%s: evict = verified %v, after %v; want not verified, ≥ 99 %% still resident", name, res.Verified, res.After.Count)
+		}
+		if len(res.Reasons) == 0 || res.Reasons[0].Pages != res.After.Resident {
+			t.Errorf("%s: reasons %+v; want the %d resident pages accounted for", name, res.Reasons, res.After.Resident)
+		}
+		if c := resident(t, path); c.Fraction() < 0.99 {
+			t.Errorf("%s: independent reading %v; the no-op should have left the file resident", name, c)
+		}
+	}
+}
+
+func TestTmpfsNotEvictable(t *testing.T) {
+	var fs unix.Statfs_t
+	if err := unix.Statfs("/dev/shm", &fs); err != nil || !memoryFS(fs.Type) {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	d, err := os.MkdirTemp("/dev/shm", "pagecache-test-")
+	if err != nil {
+		t.Skipf("cannot write to /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	path := writeFile(t, d, "f", 1<<20)
+	res, err := Evict(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verified || !res.After.Tmpfs || res.After.Fraction() != 1 ||
+		len(res.Reasons) != 1 || res.Reasons[0].Reason != ReasonTmpfs || res.Reasons[0].Pages != res.After.Total {
+		t.Errorf("Evict(%q) = verified %v, tmpfs %v, after %v, reasons %+v; want not verified, all pages stayed for tmpfs",
+			path, res.Verified, res.After.Tmpfs, res.After.Count, res.Reasons)
+	}
+}
+
+func TestEmptyFile(t *testing.T) {
+	path := writeFile(t, diskDir(t), "empty", 0)
+	r, err := ResidencyOf(path, Range{0, 0})
+	if err != nil || r.Count != (Count{}) || len(r.Ranges) != 1 || r.Ranges[0].Count != (Count{}) {
+		t.Errorf("ResidencyOf(empty) = %+v, %v; want 0/0 pages", r, err)
+	}
+	for _, op := range []func(string) (Result, error){Evict, Warm} {
+		res, err := op(path)
+		if err != nil || !res.Verified || res.After.Count != (Count{}) {
+			t.Errorf("%s(empty) = %+v, %v; want verified 0/0", res.Op, res, err)
+		}
+	}
+}
+
+func TestRanges(t *testing.T) {
+	path := writeFile(t, diskDir(t), "f", testSize)
+	if res, err := Evict(path); err != nil || !res.Verified {
+		t.Fatalf("Evict = %+v, %v", res, err)
+	}
+	// Read the first MiB back: it is resident, the last 4 MiB are not
+	// (read-ahead goes forward by far less than 11 MiB).
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ReadAt(make([]byte, 1<<20), 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ps := int64(os.Getpagesize())
+	head, tail := Range{0, 1 << 20}, Range{testSize - 4<<20, 0}
+	r, err := ResidencyOf(path, head, tail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.Ranges[0].Count, (Count{(1 << 20) / ps, (1 << 20) / ps}); got != want {
+		t.Errorf("range %+v = %v; want %v", head, got, want)
+	}
+	if got := r.Ranges[1].Count; got.Resident != 0 || got.Total != (4<<20+ps-1)/ps+1 && got.Total != (4<<20+ps-1)/ps {
+		t.Errorf("range %+v = %v; want 0 resident of about %d", tail, got, (4<<20)/ps)
+	}
+	if r.Resident < (1<<20)/ps || r.Resident == r.Total {
+		t.Errorf("whole file %v; want at least the first MiB, not all", r.Count)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := diskDir(t)
+	path := writeFile(t, dir, "f", 4096)
+	tests := []struct {
+		name string
+		f    func() error
+		want string
+	}{
+		{"missing", func() error { _, err := ResidencyOf(filepath.Join(dir, "nope")); return err }, "no such file"},
+		{"directory", func() error { _, err := Evict(dir); return err }, "not a regular file"},
+		{"range", func() error { _, err := ResidencyOf(path, Range{4000, 200}); return err }, "outside the file"},
+	}
+	// A sysfs attribute is a regular file of 4096 bytes that cannot be mapped.
+	if _, err := os.Stat("/sys/kernel/profiling"); err == nil {
+		tests = append(tests, struct {
+			name string
+			f    func() error
+			want string
+		}{"unmappable", func() error { _, err := ResidencyOf("/sys/kernel/profiling"); return err }, "mmap /sys/kernel/profiling"})
+	}
+	for _, tt := range tests {
+		err := tt.f()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v; want one containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestMain doubles as the helper process of TestMappedElsewhere: with
+// PAGECACHE_TEST_MAP set it maps that file, touches every page (and mlocks it
+// when PAGECACHE_TEST_LOCK is set), says "ready" and waits for stdin to close.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("PAGECACHE_TEST_MAP"); path != "" {
+		os.Exit(mapAndWait(path, os.Getenv("PAGECACHE_TEST_LOCK") != ""))
+	}
+	if path := os.Getenv("PAGECACHE_TEST_EVICT"); path != "" {
+		res, err := Evict(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		json.NewEncoder(os.Stdout).Encode(res)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func mapAndWait(path string, lock bool) int {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	st, _ := f.Stat()
+	m, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if lock {
+		if err := unix.Mlock(m); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	var sum byte
+	for i := 0; i < len(m); i += os.Getpagesize() {
+		sum += m[i]
+	}
+	fmt.Printf("ready %d\n", sum)
+	bufio.NewReader(os.Stdin).ReadString('\n')
+	return 0
+}
+
+func TestMappedElsewhere(t *testing.T) {
+	dir := diskDir(t)
+	for _, tt := range []struct {
+		lock bool
+		want Reason
+	}{{false, ReasonMappedElsewhere}, {true, ReasonLocked}} {
+		path := writeFile(t, dir, string(tt.want[:3]), 1<<20)
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "PAGECACHE_TEST_MAP="+path)
+		if tt.lock {
+			cmd.Env = append(cmd.Env, "PAGECACHE_TEST_LOCK=1")
+		}
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, "ready") {
+			stdin.Close()
+			cmd.Wait()
+			t.Skipf("helper process could not map the file (lock=%v): %q %v", tt.lock, line, err)
+		}
+		res, err := Evict(path)
+		stdin.Close()
+		cmd.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid := fmt.Sprint(cmd.Process.Pid)
+		if res.Verified || len(res.Reasons) != 1 || res.Reasons[0].Reason != tt.want ||
+			res.Reasons[0].Pages != res.After.Resident || !strings.Contains(res.Reasons[0].Detail, pid) {
+			t.Errorf("Evict(file mapped by pid %s, lock %v) = verified %v, after %v, reasons %+v; want %q naming the pid",
+				pid, tt.lock, res.Verified, res.After.Count, res.Reasons, tt.want)
+		}
+	}
+}
+
+// TestUnverifiable runs Evict as an unprivileged user on a file it may read
+// but neither owns nor may write. Linux's mincore then reports every page
+// resident whatever the cache holds, so the result must say unverifiable,
+// not "evicted" and not "stayed".
+func TestUnverifiable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a helper process as another user")
+	}
+	dir := diskDir(t)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := writeFile(t, dir, "f", 1<<20)
+	// The test binary's own directory is private: copy it where nobody can run it.
+	bin := filepath.Join(dir, "pagecache.test")
+	src, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.Copy(dst, src)
+	src.Close()
+	if cerr := dst.Close(); err != nil || cerr != nil {
+		t.Fatal(err, cerr)
+	}
+	if res, err := Evict(path); err != nil || !res.Verified {
+		t.Fatalf("Evict as root = %+v, %v; want verified", res, err)
+	}
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PAGECACHE_TEST_EVICT="+path)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("helper process as uid 65534: %v", err)
+	}
+	var res Result
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("helper output %q: %v", out, err)
+	}
+	if res.Verified || res.After.Unverifiable == "" || len(res.Reasons) != 1 || res.Reasons[0].Reason != ReasonUnverifiable {
+		t.Errorf("Evict as uid 65534 = verified %v, after %+v, reasons %+v; want unverifiable", res.Verified, res.After, res.Reasons)
+	}
+	// The lie itself: the unprivileged reading says resident, ours says not.
+	if c := resident(t, path); c.Resident != 0 || res.After.Resident != res.After.Total {
+		t.Errorf("root reads %v, uid 65534 reads %v; want 0 and all (the kernel's answer to a non-owner)", c, res.After.Count)
+	}
+}
+
+// TestMethodsAgree checks the quick count Evict and Warm use (cachestat where
+// the kernel has it) against mincore, page for page, on a file in three
+// states.
+func TestMethodsAgree(t *testing.T) {
+	path := writeFile(t, diskDir(t), "f", testSize)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	check := func(state string) {
+		t.Helper()
+		q, err := host.measure(f, testSize, nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := host.measure(f, testSize, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.Count != m.Count || m.Method != "mincore" {
+			t.Errorf("%s: %s counts %v, %s counts %v; want equal", state, q.Method, q.Count, m.Method, m.Count)
+		}
+	}
+	check("cached")
+	if _, err := Evict(path); err != nil {
+		t.Fatal(err)
+	}
+	check("evicted")
+	// No read-ahead: it could still be filling pages between the two counts.
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_RANDOM); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ReadAt(make([]byte, 3<<20), 5<<20); err != nil {
+		t.Fatal(err)
+	}
+	check("partly read")
+}
+
+// TestDirty writes pages without syncing them: Evict must not write them
+// back itself, and must report the pages that stayed as dirty.
+func TestDirty(t *testing.T) {
+	path := writeFile(t, diskDir(t), "f", 4<<20)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(make([]byte, 4<<20), 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	res, err := Evict(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verified {
+		t.Skip("the kernel wrote the pages back and dropped them within the eviction call")
+	}
+	if res.Before.Method != "cachestat" {
+		t.Skip("no cachestat (Linux < 6.5): dirty pages cannot be counted")
+	}
+	if len(res.Reasons) != 1 || res.Reasons[0].Reason != ReasonDirty || res.Reasons[0].Pages != res.After.Resident {
+		t.Errorf("Evict(dirty file) = before %v (%d dirty), after %v, reasons %+v; want every page that stayed reported dirty",
+			res.Before.Count, res.Before.Dirty, res.After.Count, res.Reasons)
+	}
+}

@@ -1,0 +1,297 @@
+// Package plan reads a strata PLAN.md: its sections (from the Markdown
+// headings and the plan's own numbering, §7.1 and #29), its lines, the
+// numeric tokens each line quotes (value, printed precision, unit; ranges,
+// arrow pairs, sums), and its caveats.
+//
+// What is a claim and what is an identifier is decided by the visible rules
+// of the scanner in token.go; see Scan.
+package plan
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+// Doc is a parsed plan.
+type Doc struct {
+	File     string     // path as given to Load or Parse, used in errors
+	Lines    []Line     // Lines[i] is line i+1
+	Sections []*Section // every heading, in order
+	Caveats  []Caveat   // every caveat, in order
+	Errors   []*Error   // problems found while reading; reading goes on
+}
+
+// Line is one line of the plan.
+type Line struct {
+	N       int      // 1-based line number
+	Text    string   // the line without its line ending; invalid UTF-8 replaced by U+FFFD
+	Section *Section // innermost section the line is in; nil before the first heading
+	Tokens  []Token  // numeric tokens quoted on the line (claims, not identifiers)
+}
+
+// Section is a Markdown heading and the lines under it, up to the next
+// heading of the same or a higher level.
+type Section struct {
+	Title  string   // heading text without the leading #s
+	Level  int      // 1 for "#", 2 for "##", ...
+	Line   int      // line of the heading
+	End    int      // last line of the section, subsections included
+	Num    string   // the plan's own number from the heading: "§7.1", "#29", or ""
+	Parent *Section // enclosing section, nil at the top
+}
+
+// Place returns the section's place as the plan numbers it: the innermost
+// § number and the innermost # number of the section and its parents,
+// e.g. "§7.1 #5" or "§2.7.A". It is "" for an unnumbered section.
+func (s *Section) Place() string {
+	var sec, item string
+	for p := s; p != nil; p = p.Parent {
+		switch {
+		case strings.HasPrefix(p.Num, "§") && sec == "":
+			sec = p.Num
+		case strings.HasPrefix(p.Num, "#") && item == "" && sec == "":
+			item = p.Num
+		}
+	}
+	return strings.TrimSpace(sec + " " + item)
+}
+
+// Error is a problem in the plan at a line. Reading goes on after one.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Load reads and parses the plan at path.
+func Load(path string) (*Doc, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	return Parse(path, b), nil
+}
+
+// Parse parses plan text. It never fails: CRLF and lone CR line endings are
+// accepted, and a line that is not valid UTF-8 is kept (invalid bytes
+// replaced by U+FFFD) with an Error naming file and line, so that a caller
+// can refuse to vouch for the numbers on it.
+func Parse(file string, b []byte) *Doc {
+	d := &Doc{File: file}
+	n := bytes.Count(b, []byte{'\n'}) + 1
+	d.Lines = make([]Line, 0, n)
+	var stack []*Section
+	var cav *Caveat
+	inFence := false
+	for ln := 1; len(b) > 0 || ln == 1; ln++ {
+		var raw []byte
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			raw, b = b[:i], b[i+1:]
+		} else {
+			raw, b = b, nil
+		}
+		raw = bytes.TrimSuffix(raw, []byte{'\r'})
+		text := string(raw)
+		if !utf8.Valid(raw) {
+			col := firstInvalid(raw)
+			d.Errors = append(d.Errors, &Error{file, ln, fmt.Sprintf("invalid UTF-8 at column %d; the line's numbers cannot be checked", col)})
+			text = strings.ToValidUTF8(text, "\uFFFD")
+		}
+		if strings.ContainsRune(text, '\r') {
+			text = strings.ReplaceAll(text, "\r", " ")
+		}
+		trim := strings.TrimSpace(text)
+		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
+			inFence = !inFence
+			d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: top(stack)})
+			cav = nil
+			continue
+		}
+		if !inFence {
+			if lvl, title, ok := heading(text); ok {
+				for len(stack) > 0 && stack[len(stack)-1].Level >= lvl {
+					stack[len(stack)-1].End = ln - 1
+					stack = stack[:len(stack)-1]
+				}
+				s := &Section{Title: title, Level: lvl, Line: ln, Num: sectionNum(title), Parent: top(stack)}
+				stack = append(stack, s)
+				d.Sections = append(d.Sections, s)
+				toks := Scan(headingBody(title))
+				setPlace(toks, ln, strings.Index(text, title))
+				d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: s, Tokens: toks})
+				cav = nil
+				continue
+			}
+		}
+		l := Line{N: ln, Text: text, Section: top(stack)}
+		if !inFence {
+			l.Tokens = Scan(text)
+			setPlace(l.Tokens, ln, 0)
+			if id, body, ok := caveatLine(text); ok {
+				d.Caveats = append(d.Caveats, Caveat{ID: id, Text: body, Line: ln, End: ln, Section: l.Section})
+				cav = &d.Caveats[len(d.Caveats)-1]
+			} else if cav != nil && strings.HasPrefix(trim, ">") && strings.TrimSpace(strings.TrimPrefix(trim, ">")) != "" {
+				cav.Text += " " + strings.TrimSpace(strings.TrimPrefix(trim, ">"))
+				cav.End = ln
+			} else {
+				cav = nil
+			}
+		}
+		d.Lines = append(d.Lines, l)
+	}
+	last := len(d.Lines)
+	for _, s := range stack {
+		s.End = last
+	}
+	return d
+}
+
+func top(stack []*Section) *Section {
+	if len(stack) == 0 {
+		return nil
+	}
+	return stack[len(stack)-1]
+}
+
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i + 1
+		}
+		i += size
+	}
+	return 0
+}
+
+// setPlace sets the line of tokens and shifts their columns by off bytes.
+func setPlace(ts []Token, line, off int) {
+	for i := range ts {
+		ts[i].Line = line
+		ts[i].Col += off
+	}
+}
+
+// heading reports whether text is an ATX heading ("## Title") and returns its
+// level and title.
+func heading(text string) (int, string, bool) {
+	t := strings.TrimLeft(text, " ")
+	if len(text)-len(t) > 3 {
+		return 0, "", false
+	}
+	lvl := 0
+	for lvl < len(t) && t[lvl] == '#' {
+		lvl++
+	}
+	if lvl == 0 || lvl > 6 {
+		return 0, "", false
+	}
+	rest := t[lvl:]
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return 0, "", false
+	}
+	title := strings.TrimSpace(rest)
+	title = strings.TrimSpace(strings.TrimRight(title, "#"))
+	return lvl, title, true
+}
+
+// sectionNum returns the plan's own number at the start of a heading title:
+// "7.1 Results" and "§7.1 Results" give "§7.1", "2.7.A Streaming" gives
+// "§2.7.A", "#29 — llama.cpp" and "Item #29" give "#29".
+func sectionNum(title string) string {
+	t := title
+	if strings.HasPrefix(t, "§") {
+		t = strings.TrimPrefix(t, "§")
+	} else if i := strings.Index(t, "#"); i >= 0 && strings.TrimSpace(t[:i]) == "" || strings.HasPrefix(t, "Item #") {
+		t = t[strings.Index(t, "#")+1:]
+		j := 0
+		for j < len(t) && isDigit(t[j]) {
+			j++
+		}
+		if j > 0 {
+			return "#" + t[:j]
+		}
+		return ""
+	}
+	// dotted number: digits, then (.digits|.letter)*
+	j := 0
+	for j < len(t) && isDigit(t[j]) {
+		j++
+	}
+	if j == 0 {
+		return ""
+	}
+	for j+1 < len(t) && t[j] == '.' && (isDigit(t[j+1]) || isUpper(t[j+1])) {
+		k := j + 1
+		if isUpper(t[k]) {
+			k++
+		} else {
+			for k < len(t) && isDigit(t[k]) {
+				k++
+			}
+		}
+		j = k
+	}
+	if j < len(t) && t[j] != ' ' && t[j] != '.' && t[j] != '\t' {
+		return "" // e.g. "2026-10-15 notes", "5G"
+	}
+	return "§" + t[:j]
+}
+
+// headingBody is the heading title without its leading number, the part
+// whose numbers are claims.
+func headingBody(title string) string {
+	num := sectionNum(title)
+	if num == "" {
+		return title
+	}
+	t := title
+	if strings.HasPrefix(num, "#") {
+		i := strings.Index(t, num)
+		return strings.Repeat(" ", i+len(num)) + t[i+len(num):]
+	}
+	i := strings.Index(t, strings.TrimPrefix(num, "§")) + len(num) - len("§")
+	return strings.Repeat(" ", i) + t[i:]
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+
+// InPlace reports whether place p is at or inside place want: "§7.1 #5" is
+// in "§7.1 #5" and in "§7.1". An empty want contains every place.
+func InPlace(p, want string) bool {
+	pf, wf := strings.Fields(p), strings.Fields(want)
+	if len(wf) > len(pf) {
+		return false
+	}
+	for i := range wf {
+		if pf[i] != wf[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Place returns the place of line n ("" outside numbered sections).
+func (d *Doc) Place(n int) string {
+	if n < 1 || n > len(d.Lines) || d.Lines[n-1].Section == nil {
+		return ""
+	}
+	return d.Lines[n-1].Section.Place()
+}
+
+// TokensIn returns the tokens of every line at or inside place, in order.
+func (d *Doc) TokensIn(place string) []Token {
+	var out []Token
+	for _, l := range d.Lines {
+		if l.Section != nil && len(l.Tokens) > 0 && InPlace(l.Section.Place(), place) {
+			out = append(out, l.Tokens...)
+		}
+	}
+	return out
+}

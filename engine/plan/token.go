@@ -1,0 +1,569 @@
+package plan
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/strataspec/strataspec/engine/num"
+)
+
+// Kind is the shape of a numeric token.
+type Kind int
+
+// Token kinds.
+const (
+	Single    Kind = iota // 3,194.19 ms
+	Range                 // 6.39–6.44 GB/s, 0.4-0.9 s
+	Arrow                 // 4.73 → 4.67 GB
+	Sum                   // 82.17 + 9.38 %
+	PlusMinus             // 0.064 ± 0.002
+)
+
+var kindNames = [...]string{"single", "range", "arrow", "sum", "plusminus"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(?)"
+}
+
+// Token is one quoted number, range, arrow pair, sum or ± pair on a line.
+type Token struct {
+	Kind   Kind
+	Text   string       // exact text on the line, e.g. "6.39–6.44 GB/s"
+	Parts  []num.Number // the numbers, in order
+	Units  []string     // unit of each part (canonical, see Unit), "" where none
+	Unit   string       // the token's unit: the last part's unit, or the only one given
+	Approx bool         // prefixed by "~" or "≈" (the prefix is in Text)
+	Count  bool         // prefixed by "×" as in "×3", a repeat count (the prefix is in Text)
+	Line   int          // 1-based line
+	Col    int          // 1-based byte column of Text in the line
+}
+
+// Quote returns the token's text, the string a claims row quotes.
+func (t Token) Quote() string { return t.Text }
+
+// units maps every unit the scanner accepts after a number to its canonical
+// spelling. Longer spellings are tried first. Units are case-sensitive:
+// "GB" is a unit, "gb" is not; GB and GiB are different units.
+var units = map[string]string{
+	"%": "%", "ms": "ms", "s": "s", "µs": "µs", "us": "µs", "ns": "ns", "min": "min", "h": "h",
+	"B": "B", "KB": "KB", "kB": "KB", "KiB": "KiB", "MB": "MB", "MiB": "MiB", "GB": "GB", "GiB": "GiB", "TB": "TB",
+	"GB/s": "GB/s", "MB/s": "MB/s", "GiB/s": "GiB/s",
+	"tok/s": "tok/s", "t/s": "tok/s", "ms/tok": "ms/tok", "MB/tok": "MB/tok", "GB/tok": "GB/tok",
+	"misses/tok": "misses/tok", "misses/token": "misses/tok",
+	"tok": "tokens", "toks": "tokens", "token": "tokens", "tokens": "tokens",
+	"slot": "slots", "slots": "slots", "page": "pages", "pages": "pages",
+	"run": "runs", "runs": "runs", "class": "classes", "classes": "classes",
+	"doc": "docs", "docs": "docs", "domain": "domains", "domains": "domains",
+	"step": "steps", "steps": "steps", "cell": "cells", "cells": "cells",
+	"thread": "threads", "threads": "threads", "expert": "experts", "experts": "experts",
+	"byte": "B", "bytes": "B", "x": "×", "×": "×",
+}
+
+// hyphenUnits may follow a number after a hyphen, as in "43-tok" or
+// "1,024-token".
+var hyphenUnits = map[string]bool{"tok": true, "token": true, "tokens": true, "run": true, "doc": true, "step": true, "byte": true}
+
+var unitList = func() []string {
+	var l []string
+	for u := range units {
+		l = append(l, u)
+	}
+	// longest first, so that "ms/tok" wins over "ms" and "tokens" over "tok"
+	for i := 1; i < len(l); i++ {
+		for j := i; j > 0 && (len(l[j]) > len(l[j-1]) || len(l[j]) == len(l[j-1]) && l[j] < l[j-1]); j-- {
+			l[j], l[j-1] = l[j-1], l[j]
+		}
+	}
+	return l
+}()
+
+// Scan returns the numeric tokens of one line of plan text. These are the
+// rules that separate a claim from an identifier; each is tested in
+// token_test.go:
+//
+//   - text in code spans (`…`), link targets ](…), URLs and HTML comments
+//     is not scanned;
+//   - a list marker at the start of a line ("1. ", "2) ") is numbering;
+//   - a number glued to a letter, "_", "§", "#", "@", "$" or "\" on its left
+//     is part of an identifier: Q2_0, IQ3_S, K256, M5, v2, §7.1, #29, L577
+//     (and the range L577–581), ub1024;
+//   - a number glued on its right to letters that are not a unit, or to
+//     "_", is an identifier: 5G, 2549439506dd…, 1600tok.txt, 3rd;
+//   - dates (2026-10-15, with an optional time), clock times (07:54:46),
+//     dotted versions (1.2.3) and hex strings are identifiers;
+//   - a number glued to a path ("results/2026") is an identifier; "58/64"
+//     is two numbers;
+//   - a setting written name=value with no spaces (MoCE=0.85, K=512) is an
+//     identifier; "n = 1" is a claim;
+//   - everything else that starts with a digit is a claim: a number with
+//     optional sign, thousands separators, fraction and exponent, then an
+//     optional unit (units), joined to further numbers by "–"/"-" (range),
+//     "→"/"->" (arrow), " + " (sum) or " ± ", and optionally prefixed by
+//     "~"/"≈" (approximate) or "×" (a repeat count, "×3").
+func Scan(s string) []Token {
+	var out []Token
+	i := 0
+	// list marker
+	if j := skipSpaces(s, 0); j < len(s) && isDigit(s[j]) {
+		k := j
+		for k < len(s) && isDigit(s[k]) {
+			k++
+		}
+		if k+1 < len(s) && (s[k] == '.' || s[k] == ')') && s[k+1] == ' ' {
+			i = k + 1
+		}
+	}
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '`':
+			i = skipCode(s, i)
+			continue
+		case strings.HasPrefix(s[i:], "<!--"):
+			if j := strings.Index(s[i+4:], "-->"); j >= 0 {
+				i += 4 + j + 3
+			} else {
+				i = len(s)
+			}
+			continue
+		case strings.HasPrefix(s[i:], "]("):
+			if j := strings.IndexByte(s[i:], ')'); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(s)
+			}
+			continue
+		case strings.HasPrefix(s[i:], "http://") || strings.HasPrefix(s[i:], "https://"):
+			i = skipWord(s, i)
+			continue
+		case isDigit(c):
+			if t, end, ok := scanToken(s, i); ok {
+				out = append(out, t)
+				i = end
+			} else {
+				i = end
+			}
+			continue
+		}
+		if c < utf8.RuneSelf && isWordByte(c) {
+			// a letter-led word: skip it whole, digits inside are an identifier
+			i = skipWord(s, i)
+			continue
+		}
+		if r, size := utf8.DecodeRuneInString(s[i:]); unicode.IsLetter(r) || r == '§' {
+			i = skipWord(s, i+size)
+		} else {
+			i += size
+		}
+	}
+	return out
+}
+
+func skipSpaces(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// skipCode skips a code span starting at s[i] == '`'. An unclosed run of
+// backticks is skipped alone, as CommonMark does.
+func skipCode(s string, i int) int {
+	n := 0
+	for i+n < len(s) && s[i+n] == '`' {
+		n++
+	}
+	fence := s[i : i+n]
+	for j := i + n; j < len(s); {
+		k := strings.Index(s[j:], fence)
+		if k < 0 {
+			break
+		}
+		k += j
+		m := 0
+		for k+m < len(s) && s[k+m] == '`' {
+			m++
+		}
+		if m == n {
+			return k + n
+		}
+		j = k + m
+	}
+	return i + n
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '#' || c == '@' || c == '$' || c == '\\'
+}
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// skipWord skips an identifier-like word: letters, digits, "_", the joiners
+// ".", "/", ":", "-", "–", "+" when an alphanumeric follows them, and ","
+// when a digit follows it.
+func skipWord(s string, i int) int {
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isAlnum(r) || r == '_' || r == '#' || r == '§' || r == '@' || r == '$' || r == '\\' || r == '…':
+			i += size
+		case r == '.' || r == '/' || r == ':' || r == '-' || r == '–' || r == '+' || r == ',':
+			nr, _ := utf8.DecodeRuneInString(s[i+size:])
+			if i+size < len(s) && (isAlnum(nr) && r != ',' || unicode.IsDigit(nr)) {
+				i += size
+			} else {
+				return i
+			}
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// prevRune returns the rune before s[i] and the one before that.
+func prevRunes(s string, i int) (rune, rune) {
+	if i == 0 {
+		return 0, 0
+	}
+	r1, n1 := utf8.DecodeLastRuneInString(s[:i])
+	if i-n1 == 0 {
+		return r1, 0
+	}
+	r2, _ := utf8.DecodeLastRuneInString(s[:i-n1])
+	return r1, r2
+}
+
+// scanToken scans the token starting at the digit s[i]. It returns ok=false
+// and the index to resume at when the digits belong to an identifier.
+func scanToken(s string, i int) (Token, int, bool) {
+	p1, p2 := prevRunes(s, i)
+	start := i
+	switch {
+	case unicode.IsLetter(p1) || p1 == '_' || p1 == '§' || p1 == '#' || p1 == '@' || p1 == '$' || p1 == '\\' || p1 == '.' || p1 == ':':
+		return Token{}, skipWord(s, i), false
+	case p1 == '/' && (unicode.IsLetter(p2) || p2 == '_' || p2 == '.'):
+		return Token{}, skipWord(s, i), false
+	case p1 == '=' && (isAlnum(p2) || p2 == '_'):
+		// a setting written name=value: MoCE=0.85, K=512
+		return Token{}, skipWord(s, i), false
+	case (p1 == '-' || p1 == '–') && (isAlnum(p2) || p2 == '_'):
+		// the tail of a hyphenated identifier ("K256-q2", "L577–581" is
+		// handled by skipWord of its head)
+		return Token{}, skipWord(s, i), false
+	}
+	if end, ok := identAt(s, i); ok {
+		return Token{}, end, false
+	}
+	t := Token{}
+	// prefix: a sign glued to the digit, then "~", "≈" or "×"
+	if (p1 == '-' || p1 == '−' || p1 == '+') && (p2 == 0 || p2 == ' ' || p2 == '(' || p2 == '[' || p2 == '\t' || p2 == '~' || p2 == '≈') {
+		start -= utf8.RuneLen(p1)
+		p1, p2 = prevRunes(s, start)
+	}
+	switch {
+	case p1 == '~' || p1 == '≈':
+		t.Approx = true
+		start -= utf8.RuneLen(p1)
+	case p1 == '×' && (p2 == 0 || p2 == ' ' || p2 == '(' || p2 == '[' || p2 == '\t'):
+		t.Count = true
+		start -= utf8.RuneLen(p1)
+	}
+	numStart := start
+	if t.Approx || t.Count {
+		numStart += utf8.RuneLen(p1)
+	}
+	n, end, ok := scanNumber(s, numStart, i)
+	if !ok {
+		return Token{}, end, false
+	}
+	unit, j, ok := scanUnit(s, end)
+	if !ok {
+		return Token{}, skipWord(s, i), false
+	}
+	t.Parts = append(t.Parts, n)
+	t.Units = append(t.Units, unit)
+	t.Kind = Single
+	// connectors
+	for {
+		kind, k := connector(s, j, t.Kind, len(t.Parts))
+		if k < 0 {
+			break
+		}
+		ds := k // first digit of the next part
+		if kind == Arrow || kind == PlusMinus {
+			for _, sign := range []string{"-", "−"} {
+				if strings.HasPrefix(s[k:], sign) {
+					ds = k + len(sign)
+				}
+			}
+		}
+		if ds >= len(s) || !isDigit(s[ds]) || identLeft(s, k) {
+			break
+		}
+		if _, ok := identAt(s, ds); ok {
+			break
+		}
+		n2, e2, ok := scanNumber(s, k, ds)
+		if !ok {
+			break
+		}
+		u2, e3, ok := scanUnit(s, e2)
+		if !ok {
+			break
+		}
+		t.Kind = kind
+		t.Parts = append(t.Parts, n2)
+		t.Units = append(t.Units, u2)
+		j = e3
+	}
+	t.Text = strings.TrimRight(s[start:j], " ")
+	t.Col = start + 1
+	for _, u := range t.Units {
+		if u != "" {
+			t.Unit = u
+		}
+	}
+	// a unit given once at the end applies to every part: "6.39–6.44 GB/s"
+	if t.Unit != "" && t.Units[len(t.Units)-1] == t.Unit {
+		for k := range t.Units {
+			if t.Units[k] == "" {
+				t.Units[k] = t.Unit
+			}
+		}
+	}
+	return t, j, true
+}
+
+// identLeft reports whether the digit at s[k] is glued to an identifier on
+// its left (used for the second part of a connector).
+func identLeft(s string, k int) bool {
+	p1, _ := prevRunes(s, k)
+	return unicode.IsLetter(p1) || p1 == '_'
+}
+
+// identAt reports whether an identifier that starts with a digit begins at
+// s[i]: a date, a clock time, a dotted version, or a hex string. It returns
+// the end of the identifier.
+func identAt(s string, i int) (int, bool) {
+	d := func(k, n int) bool {
+		if k+n > len(s) {
+			return false
+		}
+		for m := k; m < k+n; m++ {
+			if !isDigit(s[m]) {
+				return false
+			}
+		}
+		return true
+	}
+	// date 2026-10-15
+	if d(i, 4) && i+10 <= len(s) && s[i+4] == '-' && d(i+5, 2) && s[i+7] == '-' && d(i+8, 2) {
+		return skipWord(s, i), true
+	}
+	// clock time 07:54:46
+	k := i
+	for k < len(s) && isDigit(s[k]) {
+		k++
+	}
+	if k-i <= 2 && k < len(s) && s[k] == ':' && d(k+1, 2) {
+		return skipWord(s, i), true
+	}
+	// the rest of the word: versions and hex
+	w := skipWord(s, i)
+	word := s[i:w]
+	if strings.Count(word, ".") >= 2 && !strings.ContainsAny(word, "/") && allDigitsDots(word) {
+		return w, true
+	}
+	if isHexIdent(word) {
+		return w, true
+	}
+	return 0, false
+}
+
+func allDigitsDots(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if !isDigit(w[i]) && w[i] != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// isHexIdent reports whether w looks like a hash: at least 7 hex digits
+// with at least one of a–f, optionally followed by "…".
+func isHexIdent(w string) bool {
+	w = strings.TrimSuffix(w, "…")
+	if len(w) < 7 {
+		return false
+	}
+	letter := false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case isDigit(c):
+		case 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F':
+			letter = true
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+// scanNumber scans a number whose text starts at start (a sign, or the first
+// digit at i).
+func scanNumber(s string, start, i int) (num.Number, int, bool) {
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	// thousands groups: ",ddd" not followed by a digit
+	for j+4 <= len(s) && s[j] == ',' && d3(s, j+1) && (j+4 == len(s) || !isDigit(s[j+4])) {
+		j += 4
+	}
+	if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) {
+		j++
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+	}
+	if j+1 < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '-' || s[k] == '+') {
+			k++
+		}
+		if k < len(s) && isDigit(s[k]) {
+			for k < len(s) && isDigit(s[k]) {
+				k++
+			}
+			j = k
+		}
+	}
+	// a further ".digit" makes it a version-like identifier, a "," glued to
+	// more digits a malformed group: both are identifiers
+	if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) {
+		return num.Number{}, skipWord(s, i), false
+	}
+	n, err := num.Parse(s[start:j])
+	if err != nil {
+		return num.Number{}, skipWord(s, i), false
+	}
+	return n, j, true
+}
+
+func d3(s string, k int) bool {
+	return k+3 <= len(s) && isDigit(s[k]) && isDigit(s[k+1]) && isDigit(s[k+2])
+}
+
+// scanUnit scans an optional unit after a number at s[j]: glued ("0.9s",
+// "69.43%", "2.67×"), after one space ("3.66 GB/s"), or after a hyphen
+// ("43-tok"). ok is false when letters glued to the number are not a unit:
+// the number is then part of an identifier.
+func scanUnit(s string, j int) (string, int, bool) {
+	if j >= len(s) {
+		return "", j, true
+	}
+	r, size := utf8.DecodeRuneInString(s[j:])
+	glued := unicode.IsLetter(r) || r == '_' || r == '%' || r == '×' || r == 'µ'
+	if r == '_' || unicode.IsDigit(r) {
+		return "", j, false
+	}
+	if glued {
+		if u, end := matchUnit(s, j); u != "" {
+			return u, end, true
+		}
+		return "", j, false
+	}
+	if r == '-' {
+		k := j + 1
+		w := k
+		for w < len(s) && ('a' <= s[w] && s[w] <= 'z') {
+			w++
+		}
+		if w > k && hyphenUnits[s[k:w]] && boundary(s, w) {
+			return units[s[k:w]], w, true
+		}
+		if w > k && !boundary(s, w) {
+			return "", j, true
+		}
+		if w > k {
+			// "2-dp", "3-way": a number glued to a word it is not the unit of
+			return "", j, false
+		}
+		return "", j, true
+	}
+	if r == ' ' || r == '\u00a0' {
+		// after a space, "×" is the multiplication sign, not a unit
+		if u, end := matchUnit(s, j+size); u != "" && u != "×" {
+			return u, end, true
+		}
+	}
+	return "", j, true
+}
+
+// matchUnit returns the longest unit at s[j] followed by a word boundary.
+func matchUnit(s string, j int) (string, int) {
+	for _, u := range unitList {
+		if strings.HasPrefix(s[j:], u) && boundary(s, j+len(u)) {
+			return units[u], j + len(u)
+		}
+	}
+	return "", j
+}
+
+// boundary reports whether a word ends before s[k]: end of text, or a rune
+// that is not alphanumeric or "_", and not a joiner (".", "/", "-") followed
+// by an alphanumeric.
+func boundary(s string, k int) bool {
+	if k >= len(s) {
+		return true
+	}
+	r, size := utf8.DecodeRuneInString(s[k:])
+	if isAlnum(r) || r == '_' {
+		return false
+	}
+	if r == '.' || r == '/' || r == '-' {
+		nr, _ := utf8.DecodeRuneInString(s[k+size:])
+		if k+size < len(s) && isAlnum(nr) {
+			return false
+		}
+	}
+	return true
+}
+
+// connector reads a joiner after a token part at s[j] and returns the kind it
+// makes and the index of the next part, or -1. A token keeps one kind:
+// "a + b + c" is a sum of three, "a–b → c–d" is not joined.
+func connector(s string, j int, cur Kind, parts int) (Kind, int) {
+	type conn struct {
+		text string
+		kind Kind
+	}
+	conns := []conn{
+		{" → ", Arrow}, {"→", Arrow}, {" -> ", Arrow}, {"->", Arrow},
+		{" – ", Range}, {"–", Range}, {"—", Range}, {"-", Range},
+		{" + ", Sum}, {" ± ", PlusMinus}, {"±", PlusMinus},
+	}
+	for _, c := range conns {
+		if !strings.HasPrefix(s[j:], c.text) {
+			continue
+		}
+		if parts > 1 && c.kind != cur {
+			return 0, -1
+		}
+		if c.kind != Sum && parts > 1 {
+			return 0, -1 // ranges, arrows and ± pairs have two parts
+		}
+		return c.kind, j + len(c.text)
+	}
+	return 0, -1
+}
+
+// CanonUnit returns the canonical spelling of a unit the scanner accepts
+// ("tok" → "tokens", "t/s" → "tok/s"), or "" for an unknown or empty unit.
+func CanonUnit(u string) string { return units[u] }

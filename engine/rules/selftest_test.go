@@ -1,0 +1,163 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+// The runner's self-test, as the audit quotes it (§3) and as fixed.
+const (
+	selftestRunnerV3 = `import ctypes
+
+def evict_file_cache(path):
+    return True
+
+def self_test():
+    assert evict_file_cache(__file__) is True
+    assert warm_file_cache(__file__) is True
+    assert parse_mem("mem: scratch 1.36 GB") == 1.36
+    print("self-test: PASS")
+
+if __name__ == "__main__":
+    self_test()
+`
+	selftestRunnerFixed = `def self_test():
+    before = residency(__file__)
+    evict_file_cache(__file__)
+    assert (residency(__file__)
+            <= 0.01), "evict left pages resident"  # mincore
+    print("self-test: PASS")
+`
+	// The fixture's forms: check(name, condition) with the condition in
+	// local variables, and the audited check of a constant.
+	selftestRunnerCheck = `def self_test():
+    failures = []
+
+    def check(name, cond):
+        print(name)
+
+    before = residency(probe)
+    ok = evict_file_cache(probe)
+    after = residency(probe)
+    check(f"evict_file_cache: mincore residency {before:.2f} -> {after:.2f}", ok and after <= EVICTED_MAX)
+    print("self-test: PASS")
+`
+	selftestRunnerConstant = `def self_test():
+    check("parse", parse_mem(SAMPLE) == 1)
+    assert evict_file_cache(__file__) is True
+    check("evict_file_cache(__file__) returned True", True)
+    print("self-test:", len(failures), sys.argv[0], "self-test: PASS" if not failures else "self-test: FAIL")
+`
+	// Residency is printed in the name, not checked in the condition.
+	selftestRunnerUnchecked = `def self_test():
+    before = residency(probe)
+    ok = evict_file_cache(probe)
+    after = residency(probe)
+    check(f"evict: mincore residency {before:.2f} -> {after:.2f}", ok)
+`
+	selftestRunnerNoEvict = `def self_test():
+    assert parse_mem("x") == 1
+    print('self-test: OK PASS')
+`
+)
+
+func TestCheckSelftest(t *testing.T) {
+	garbled := "self-test: 0 scripts/run_phase0_phase2_m5_validation.py self-test: PASS"
+	good := selftestRun{File: "results/self_test.log", Verdict: tail.Metric{Num: num.MustParse("1"), Line: 9}, VerdictText: "self-test: PASS",
+		ChecksOK: tail.Metric{Num: num.MustParse("5")}, ChecksFailed: tail.Metric{Num: num.MustParse("0")}}
+	tests := []struct {
+		name string
+		edit func(*selftestRun)
+		sev  []finding.Severity
+		want []string
+	}{
+		{"clean", func(*selftestRun) {}, []finding.Severity{finding.Pass}, []string{`--self-test verdict is exactly "self-test: PASS", exit 0, 5 checks ok`}},
+		{"trailing CR", func(r *selftestRun) { r.VerdictText += "\r" }, []finding.Severity{finding.Pass}, nil},
+		{"garbled prefix", func(r *selftestRun) { r.VerdictText = garbled }, []finding.Severity{finding.Fail},
+			[]string{`the verdict line is "` + garbled + `", not the runner's PASS line "self-test: PASS": garbled prefix "self-test: 0 scripts/run_phase0_phase2_m5_validation.py "`}},
+		{"suffix", func(r *selftestRun) { r.VerdictText = "self-test: PASS (3 skipped)" }, []finding.Severity{finding.Fail},
+			[]string{`the verdict line is "self-test: PASS (3 skipped)", not the runner's PASS line "self-test: PASS"`}},
+		{"no verdict", func(r *selftestRun) { r.Verdict, r.VerdictText = tail.Metric{}, "" }, []finding.Severity{finding.Fail},
+			[]string{`--self-test printed no verdict line; want "self-test: PASS"`}},
+		{"exit 1", func(r *selftestRun) { r.Exit = 1 }, []finding.Severity{finding.Fail}, []string{"--self-test exited 1; want 0"}},
+		{"failed checks", func(r *selftestRun) { r.ChecksFailed.Num = num.MustParse("2") }, []finding.Severity{finding.Fail}, []string{"--self-test reports 2 failed checks"}},
+		{"absent", func(r *selftestRun) { *r = selftestRun{} }, []finding.Severity{finding.Fail}, []string{"no --self-test output in the snapshot"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := good
+			tt.edit(&r)
+			fs := checkSelftest(r, SelftestPassLine)
+			if len(fs) != len(tt.sev) {
+				t.Fatalf("checkSelftest = %v; want %d findings", fs, len(tt.sev))
+			}
+			for i, f := range fs {
+				if f.Severity != tt.sev[i] || f.ID != "F42" || f.Rule != "selftest" {
+					t.Errorf("finding %d = %s %s %s; want selftest %s F42", i, f.Rule, f.Severity, f.ID, tt.sev[i])
+				}
+				if i < len(tt.want) && !strings.Contains(f.Message, tt.want[i]) {
+					t.Errorf("finding %d = %q; want it to contain %q", i, f.Message, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestSelftestPass(t *testing.T) {
+	tests := []struct {
+		src  string
+		want string
+	}{
+		{selftestRunnerV3, "self-test: PASS"},
+		{selftestRunnerNoEvict, "self-test: OK PASS"},
+		{selftestRunnerConstant, "self-test: PASS"},
+		{"", SelftestPassLine},
+	}
+	for _, tt := range tests {
+		src := selftestSource{File: SelftestRunner, Lines: strings.Split(tt.src, "\n")}
+		if got := selftestPass(src); got != tt.want {
+			t.Errorf("selftestPass(%q) = %q; want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestCheckSelftestEviction(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		sev  finding.Severity
+		line int
+		want string
+	}{
+		{"return value only", selftestRunnerV3, finding.Fail, 7,
+			"the self-test's eviction check tests only a return value, never residency (L7 assert evict_file_cache(__file__) is True)"},
+		{"residency", selftestRunnerFixed, finding.Pass, 4,
+			`checks eviction by its effect: condition (residency(__file__) <= 0.01)`},
+		{"residency through variables", selftestRunnerCheck, finding.Pass, 10,
+			"condition ok and after <= EVICTED_MAX, that is (evict_file_cache(probe)) and (residency(probe)) <= EVICTED_MAX"},
+		{"constant check", selftestRunnerConstant, finding.Fail, 3,
+			`(L3 assert evict_file_cache(__file__) is True; L4 check("evict_file_cache(__file__) returned True", True))`},
+		{"residency read but not checked", selftestRunnerUnchecked, finding.Fail, 5, "tests only a return value"},
+		{"no eviction assertion", selftestRunnerNoEvict, finding.Warn, 1, "the self-test checks nothing about eviction"},
+		{"no self-test", "def main():\n    pass\n", finding.Warn, 0, "no self-test function"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := checkSelftestEviction(selftestSource{File: SelftestRunner, Lines: strings.Split(tt.src, "\n")})
+			if len(fs) != 1 {
+				t.Fatalf("checkSelftestEviction = %v; want 1 finding", fs)
+			}
+			f := fs[0]
+			if f.Severity != tt.sev || f.Line != tt.line || f.ID != "F28" || !strings.Contains(f.Message, tt.want) {
+				t.Errorf("checkSelftestEviction = %s %s line %d %q; want %s F28 line %d containing %q", f.Severity, f.ID, f.Line, f.Message, tt.sev, tt.line, tt.want)
+			}
+		})
+	}
+	if fs := checkSelftestEviction(selftestSource{File: SelftestRunner}); len(fs) != 1 || fs[0].Severity != finding.Warn {
+		t.Errorf("checkSelftestEviction(absent) = %v; want one warn", fs)
+	}
+}

@@ -1,0 +1,539 @@
+package rules
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gguf"
+	"github.com/strataspec/strataspec/engine/kld"
+	"github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/tail"
+	"github.com/strataspec/strataspec/engine/tf"
+)
+
+// Caveat ids the tf and kld rules look for in PLAN.md, in the section that
+// quotes the teacher-forcing figures.
+const (
+	CaveatTFTruncated     = "tf-truncated-turns" // F33: user turns start mid-document
+	CaveatTFTemplateToken = "tf-template-token"  // F34: the first scored token is a template token
+	CaveatTFDomainLabel   = "tf-domain-label"    // F35: a domain label its content does not fit
+	CaveatKLDSampleSize   = "kld-sample-size"    // F37: fewer than kld.MinDocs documents per domain
+)
+
+func init() {
+	Register(Rule{
+		Name: "tf",
+		Doc:  "teacher-forcing token files: layout found by template-token text, run flags and eval_tokens agree, hashes match provenance; truncated turns, scored template token, domain labels, <think> newline",
+		Check: func(c *Context) ([]finding.Finding, error) {
+			set, err := loadTF(c)
+			if err != nil {
+				return nil, err
+			}
+			return checkTF(set), nil
+		},
+	})
+}
+
+// tfSet is what the tf and kld rules read: the snapshot's vocabulary, its TF
+// files with their layouts, the TF runs and the plan's caveats.
+type tfSet struct {
+	snap      *archive.Snapshot
+	vocab     *gguf.Vocab
+	vocabFile string     // relative to the root
+	files     []*tfEntry // in path order
+	runs      []*tfRun   // in results order
+	metrics   map[string]*tail.Metrics
+
+	plan       *plan.Doc // nil when the snapshot has no PLAN.md
+	claimLine  int       // PLAN line quoting the TF figures (0: none found)
+	claimPlace string    // its section place
+}
+
+// tfEntry is one TF file.
+type tfEntry struct {
+	rel       string // path relative to the snapshot root
+	file      *tf.File
+	layout    tf.Layout
+	layoutErr error
+}
+
+// line returns the file line of the id at position i (1 if unknown).
+func (e *tfEntry) line(i int) int {
+	if i >= 0 && i < len(e.file.IDLine) {
+		return e.file.IDLine[i]
+	}
+	return 1
+}
+
+// tfRun is one TF run: its TF file and command-line token counts.
+type tfRun struct {
+	run           *archive.Run
+	file          *tfEntry
+	nPrompt, nGen int
+	flagErr       error
+}
+
+// loadTF reads the snapshot's TF data once per audit.
+func loadTF(c *Context) (*tfSet, error) {
+	v, err := c.Memo("rules.tf", func() (any, error) { return readTF(c) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*tfSet), nil
+}
+
+func readTF(c *Context) (*tfSet, error) {
+	s := &tfSet{snap: c.Snap, metrics: c.Metrics}
+	root := c.Snap.Root
+	byPath := map[string]*tfEntry{}
+	for _, r := range c.Snap.Group(archive.GroupTF) {
+		tr := &tfRun{run: r}
+		rel := ""
+		for _, a := range r.Cmd {
+			if strings.HasPrefix(path.Base(filepath.ToSlash(a)), "eval_tf_") {
+				rel = filepath.ToSlash(a)
+			}
+		}
+		if rel == "" {
+			return nil, fmt.Errorf("%s: run %s: no eval_tf_* token file in its command %q", r.Source, r.Name, strings.Join(r.Cmd, " "))
+		}
+		e, ok := byPath[rel]
+		if !ok {
+			f, err := tf.Read(c.Snap.Path(rel))
+			if err != nil {
+				return nil, fmt.Errorf("run %s: %w", r.Name, err)
+			}
+			f.Path = rel
+			e = &tfEntry{rel: rel, file: f}
+			byPath[rel] = e
+			s.files = append(s.files, e)
+		}
+		tr.file = e
+		tr.nPrompt, tr.nGen, tr.flagErr = tfFlags(r.Cmd)
+		s.runs = append(s.runs, tr)
+	}
+	sort.Slice(s.files, func(i, j int) bool { return s.files[i].rel < s.files[j].rel })
+	if len(s.files) > 0 {
+		var err error
+		if s.vocab, s.vocabFile, err = findVocab(root); err != nil {
+			return nil, err
+		}
+		for _, e := range s.files {
+			e.layout, e.layoutErr = tf.Find(e.file.IDs, s.vocab)
+		}
+	}
+	if d, err := plan.Load(filepath.Join(root, "PLAN.md")); err == nil {
+		s.plan = d
+		for _, l := range d.Lines {
+			if strings.Contains(l.Text, "--n-prompt") || strings.Contains(l.Text, "eval_tokens") {
+				s.claimLine, s.claimPlace = l.N, d.Place(l.N)
+				break
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return s, nil
+}
+
+// runMetrics returns a run's parsed tail.
+func (s *tfSet) runMetrics(run string) (*tail.Metrics, bool) {
+	ms, ok := s.metrics[run]
+	return ms, ok && ms != nil
+}
+
+// metricValue returns a metric's value and printed text.
+func metricValue(ms *tail.Metrics, name string) (float64, string, bool) {
+	m, ok := ms.Get(name)
+	return m.Value(), m.Num.Text, ok
+}
+
+// findVocab returns the one GGUF under data/ that holds a tokenizer.
+func findVocab(root string) (*gguf.Vocab, string, error) {
+	matches, err := filepath.Glob(filepath.Join(root, "data", "*.gguf"))
+	if err != nil {
+		return nil, "", err
+	}
+	sort.Strings(matches)
+	var found []string
+	var vocab *gguf.Vocab
+	for _, m := range matches {
+		f, err := gguf.Open(m)
+		if err != nil {
+			return nil, "", err
+		}
+		if _, ok := f.Strings(gguf.KeyTokens); !ok {
+			continue
+		}
+		v, err := f.Vocab()
+		if err != nil {
+			return nil, "", err
+		}
+		rel, _ := filepath.Rel(root, m)
+		found = append(found, filepath.ToSlash(rel))
+		vocab = v
+	}
+	switch len(found) {
+	case 0:
+		return nil, "", fmt.Errorf("%s: no GGUF vocabulary under data/ to decode the TF token files", root)
+	case 1:
+		return vocab, found[0], nil
+	}
+	return nil, "", fmt.Errorf("%s: several GGUF vocabularies under data/ (%s): which decodes the TF files is ambiguous", root, strings.Join(found, ", "))
+}
+
+// tfFlags reads --n-prompt and --n-gen from a command line.
+func tfFlags(cmd []string) (nPrompt, nGen int, err error) {
+	vals := map[string]int{}
+	for i := 0; i < len(cmd); i++ {
+		for _, name := range []string{"--n-prompt", "--n-gen"} {
+			var text string
+			switch {
+			case cmd[i] == name && i+1 < len(cmd):
+				text = cmd[i+1]
+			case strings.HasPrefix(cmd[i], name+"="):
+				text = strings.TrimPrefix(cmd[i], name+"=")
+			default:
+				continue
+			}
+			n, perr := strconv.Atoi(text)
+			if perr != nil || n <= 0 {
+				return 0, 0, fmt.Errorf("%s %q is not a positive integer", name, text)
+			}
+			vals[name] = n
+		}
+	}
+	for _, name := range []string{"--n-prompt", "--n-gen"} {
+		if _, ok := vals[name]; !ok {
+			return 0, 0, fmt.Errorf("no %s in the command", name)
+		}
+	}
+	return vals["--n-prompt"], vals["--n-gen"], nil
+}
+
+// caveat returns the PLAN caveat with the id placed where the TF figures are
+// quoted, and a description of where it is.
+func (s *tfSet) caveat(id string) (string, bool) {
+	if s.plan == nil {
+		return "", false
+	}
+	c, ok := s.plan.Caveat(id, s.claimPlace)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("PLAN.md:%d: caveat (%s)", c.Line, id), true
+}
+
+// where names the PLAN section a missing caveat belongs in.
+func (s *tfSet) where() string {
+	if s.claimPlace != "" {
+		return "PLAN.md " + s.claimPlace
+	}
+	return "PLAN.md"
+}
+
+func checkTF(s *tfSet) []finding.Finding {
+	var out []finding.Finding
+	add := func(sev finding.Severity, id, file string, line int, quote, raw, source, format string, args ...any) {
+		out = append(out, finding.Finding{Rule: "tf", ID: id, Severity: sev, File: file, Line: line,
+			Quote: quote, Raw: raw, Source: source, Message: fmt.Sprintf(format, args...)})
+	}
+	if len(s.runs) == 0 {
+		add(finding.Warn, "F32", archive.ResultsFile, 0, "", "", "", "no teacher-forcing runs (group %s) in the archive: nothing to check", archive.GroupTF)
+		return out
+	}
+	vsrc := s.vocabFile
+	// F32: the layout of each file, found by the template tokens' text.
+	for _, e := range s.files {
+		if e.layoutErr != nil {
+			add(finding.Fail, "F32", e.rel, 1, "", fmt.Sprint(len(e.file.IDs), " ids"), vsrc,
+				"no teacher-forcing layout (user turn, assistant header, scored span): %v", e.layoutErr)
+			continue
+		}
+		l := e.layout
+		add(finding.Pass, "F32", e.rel, e.line(0), "",
+			fmt.Sprintf("%d ids = %d user + %d header + %d scored", len(e.file.IDs), l.User.Len(), l.Header.Len(), l.Scored.Len()), vsrc,
+			"layout: user turn ids %d–%d (%d), assistant header %d–%d (%d), scored %d–%d (%d)",
+			l.User.Start, l.User.End-1, l.User.Len(), l.Header.Start, l.Header.End-1, l.Header.Len(), l.Scored.Start, l.Scored.End-1, l.Scored.Len())
+	}
+	// F32: each run's flags and eval_tokens agree with its file's layout.
+	for _, r := range s.runs {
+		checkTFRun(s, r, add)
+	}
+	// F32: hashes match provenance.
+	for _, e := range s.files {
+		checkTFHash(s, e, add)
+	}
+	templateFirst := false
+	for _, e := range s.files {
+		if e.layoutErr != nil {
+			continue
+		}
+		checkTFContent(s, e, add)
+		templateFirst = templateFirst || tf.IsTemplateToken(s.vocab, e.file.IDs[e.layout.Scored.Start])
+	}
+	if templateFirst {
+		if summary := s.macrosWithout(); summary != "" {
+			sev, src := finding.Warn, s.vocabFile
+			if where, ok := s.caveat(CaveatTFTemplateToken); ok {
+				sev, src = finding.Pass, where
+			}
+			quote := ""
+			if s.plan != nil && s.claimLine > 0 {
+				quote = strings.TrimSpace(s.plan.Lines[s.claimLine-1].Text)
+			}
+			add(sev, "F34", "PLAN.md", s.claimLine, quote, summary, src,
+				"the macros count the template token that opens every scored span; with and without it: %s", summary)
+		}
+	}
+	return out
+}
+
+// macrosWithout returns, per configuration, the macro top-1 agreement and
+// mean KLD with the first scored token and without it (where it is a
+// template token, assumed agreed at zero divergence). Top-1 is rounded to
+// 2 dp per domain before the macro, as the runner does.
+func (s *tfSet) macrosWithout() string {
+	type vals struct{ top1, top1W, kld, kldW map[string]float64 }
+	byConfig := map[string]*vals{}
+	var configs []string
+	for _, r := range s.runs {
+		if r.file.layoutErr != nil {
+			continue
+		}
+		ms, ok := s.runMetrics(r.run.Name)
+		if !ok {
+			return ""
+		}
+		k, _, okK := metricValue(ms, "top1_count")
+		n, _, okN := metricValue(ms, "top1_total")
+		mean, _, okM := metricValue(ms, "kld_mean")
+		if !okK || !okN || !okM || n < 2 {
+			return ""
+		}
+		cfg := s.configOf(r.run.Name)
+		v := byConfig[cfg]
+		if v == nil {
+			v = &vals{map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]float64{}}
+			byConfig[cfg] = v
+			configs = append(configs, cfg)
+		}
+		d := r.file.file.Domain
+		v.top1[d], v.kld[d] = 100*k/n, mean
+		v.top1W[d], v.kldW[d] = 100*k/n, mean
+		if tf.IsTemplateToken(s.vocab, r.file.file.IDs[r.file.layout.Scored.Start]) && k >= 1 {
+			v.top1W[d] = 100 * (k - 1) / (n - 1)
+			v.kldW[d], _ = kld.ExcludeFirst(mean, int(n), 0)
+		}
+	}
+	sort.Strings(configs)
+	var parts []string
+	for _, cfg := range configs {
+		v := byConfig[cfg]
+		t, err1 := kld.Macro(v.top1, 2)
+		tw, err2 := kld.Macro(v.top1W, 2)
+		m, err3 := kld.Macro(v.kld, -1)
+		mw, err4 := kld.Macro(v.kldW, -1)
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			return ""
+		}
+		parts = append(parts, fmt.Sprintf("%s top-1 %.3f → %.3f, mean KLD %.6f → %.6f", cfg, t, tw, m, mw))
+	}
+	return strings.Join(parts, "; ")
+}
+
+type addFunc func(sev finding.Severity, id, file string, line int, quote, raw, source, format string, args ...any)
+
+func checkTFRun(s *tfSet, r *tfRun, add addFunc) {
+	cmd := strings.Join(r.run.Cmd, " ")
+	if r.flagErr != nil {
+		add(finding.Fail, "F32", archive.ResultsFile, r.run.Line, cmd, "", r.run.Source, "run %s: %v", r.run.Name, r.flagErr)
+		return
+	}
+	var problems []string
+	l := r.file.layout
+	if r.file.layoutErr == nil {
+		if r.nPrompt != l.Prompt() {
+			problems = append(problems, fmt.Sprintf("--n-prompt %d but %s has %d prompt ids (user turn + header)", r.nPrompt, r.file.rel, l.Prompt()))
+		}
+		if r.nGen != l.Scored.Len() {
+			problems = append(problems, fmt.Sprintf("--n-gen %d but %s has %d scored ids", r.nGen, r.file.rel, l.Scored.Len()))
+		}
+	}
+	evalText := "no parsed tail"
+	if ms, ok := s.runMetrics(r.run.Name); ok {
+		eval, text, found := metricValue(ms, "eval_tokens")
+		switch {
+		case !found:
+			problems = append(problems, "its tail has no eval_tokens")
+			evalText = "no eval_tokens"
+		case int(eval) != r.nGen || float64(int(eval)) != eval:
+			problems = append(problems, fmt.Sprintf("eval_tokens=%s but --n-gen %d", text, r.nGen))
+			evalText = "eval_tokens=" + text
+		default:
+			evalText = "eval_tokens=" + text
+		}
+		for _, m := range []struct {
+			name string
+			want int
+		}{{"tf_n_prompt", r.nPrompt}, {"tf_n_gen", r.nGen}} {
+			if v, text, ok := metricValue(ms, m.name); ok && v != float64(m.want) {
+				problems = append(problems, fmt.Sprintf("its tail logs %s %s but the command says %d", m.name, text, m.want))
+			}
+		}
+	} else {
+		problems = append(problems, "no parsed tail")
+	}
+	raw := fmt.Sprintf("--n-prompt %d --n-gen %d; %s", r.nPrompt, r.nGen, evalText)
+	if len(problems) > 0 {
+		add(finding.Fail, "F32", archive.ResultsFile, r.run.Line, cmd, raw, r.run.Source, "run %s: %s", r.run.Name, strings.Join(problems, "; "))
+		return
+	}
+	add(finding.Pass, "F32", archive.ResultsFile, r.run.Line, cmd, raw, r.run.Source,
+		"run %s: --n-prompt %d --n-gen %d and %s agree with %s (%d prompt + %d scored ids)",
+		r.run.Name, r.nPrompt, r.nGen, evalText, r.file.rel, l.Prompt(), l.Scored.Len())
+}
+
+func checkTFHash(s *tfSet, e *tfEntry, add addFunc) {
+	data, err := os.ReadFile(s.snap.Path(e.rel))
+	if err != nil {
+		add(finding.Fail, "F32", e.rel, 0, "", "", "", "cannot hash: %v", err)
+		return
+	}
+	sum := sha256.Sum256(data)
+	got := hex.EncodeToString(sum[:])
+	rec := s.snap.Provenance.File(e.rel)
+	if rec == nil {
+		add(finding.Fail, "F32", e.rel, 0, "", "sha256 "+got, archive.ResultsFile+": provenance", "not in provenance: its hash was never recorded")
+		return
+	}
+	src := fmt.Sprintf("%s:%d: %s", archive.ResultsFile, rec.Line, rec.JSONPath)
+	if !strings.EqualFold(rec.SHA256, got) || (rec.Bytes != 0 && rec.Bytes != int64(len(data))) {
+		add(finding.Fail, "F32", e.rel, 0, rec.SHA256, fmt.Sprintf("sha256 %s, %d bytes", got, len(data)), src,
+			"file on disk does not match provenance (sha256 %s, %d bytes recorded)", rec.SHA256, rec.Bytes)
+		return
+	}
+	add(finding.Pass, "F32", e.rel, 0, rec.SHA256, "sha256 "+got, src, "sha256 matches provenance")
+}
+
+func checkTFContent(s *tfSet, e *tfEntry, add addFunc) {
+	v, l, f := s.vocab, e.layout, e.file
+	content, _ := tf.Text(f.IDs, v, l.Content)
+	quote := content
+	if r := []rune(quote); len(r) > 60 {
+		quote = string(r[:60]) + "…"
+	}
+	// F33: the user turn starts mid-document.
+	if f.SourceOffset > 0 {
+		src := fmt.Sprintf("%s: source_offset %d", e.rel, f.SourceOffset)
+		if where, ok := s.caveat(CaveatTFTruncated); ok {
+			add(finding.Pass, "F33", e.rel, e.line(l.Content.Start), quote, src, where,
+				"user turn starts mid-document (byte %d of %q); stated in PLAN", f.SourceOffset, f.Source)
+		} else {
+			add(finding.Warn, "F33", e.rel, e.line(l.Content.Start), quote, src, s.vocabFile,
+				"user turn is a left-truncated fragment: it starts at byte %d of %q, so the scored reply refers to context the prompt does not hold (off-context teacher forcing); state it in %s as caveat (%s)",
+				f.SourceOffset, f.Source, s.where(), CaveatTFTruncated)
+		}
+	} else {
+		add(finding.Pass, "F33", e.rel, e.line(l.Content.Start), quote, "source_offset 0", e.rel, "user turn starts at the beginning of its document")
+	}
+	// F34: the first scored token is a template token.
+	first := f.IDs[l.Scored.Start]
+	if tf.IsTemplateToken(v, first) {
+		raw := fmt.Sprintf("ids[%d] = %d %q (%s)", l.Scored.Start, first, v.Tokens[first], v.Type(first))
+		stats := s.withoutFirst(e)
+		if where, ok := s.caveat(CaveatTFTemplateToken); ok {
+			add(finding.Pass, "F34", e.rel, e.line(l.Scored.Start), v.Tokens[first], raw, where,
+				"the first scored token is the template token %s, scored in the runs; stated in PLAN%s", v.Tokens[first], stats)
+		} else {
+			add(finding.Warn, "F34", e.rel, e.line(l.Scored.Start), v.Tokens[first], raw, s.vocabFile,
+				"the first scored token is the template token %s, near-deterministic: free agreement in every run; exclude it from scoring or state it in %s as caveat (%s)%s",
+				v.Tokens[first], s.where(), CaveatTFTemplateToken, stats)
+		}
+	} else {
+		add(finding.Pass, "F34", e.rel, e.line(l.Scored.Start), v.Tokens[first], fmt.Sprintf("id %d", first), s.vocabFile,
+			"the first scored token is ordinary text, not a template token")
+	}
+	// F35: the domain label fits the content.
+	text, _ := tf.Text(f.IDs, v, tf.Span{Start: l.Content.Start, End: l.Scored.End})
+	if checked, fits, want := tf.FitsLabel(f.Domain, text); checked {
+		switch {
+		case fits:
+			add(finding.Pass, "F35", e.rel, 1, f.Domain, quote, e.rel, "domain %s: the text holds %s", f.Domain, want)
+		default:
+			if where, ok := s.caveat(CaveatTFDomainLabel); ok {
+				add(finding.Pass, "F35", e.rel, 1, f.Domain, quote, where, "domain %s: the text holds no %s; stated in PLAN", f.Domain, want)
+			} else {
+				add(finding.Warn, "F35", e.rel, 1, f.Domain, quote, s.vocabFile,
+					"domain %s: neither the user turn nor the scored reply holds %s, so the label does not describe the content; relabel it or state it in %s as caveat (%s)",
+					f.Domain, want, s.where(), CaveatTFDomainLabel)
+			}
+		}
+	}
+	// F36: <think> followed by its newline, as the chat template writes it.
+	if pos, found, newline := tf.ThinkNewline(f.IDs, v, l); found {
+		after := ""
+		if pos+1 < len(f.IDs) {
+			p, _ := v.Piece(f.IDs[pos+1])
+			after = string(p)
+		}
+		raw := fmt.Sprintf("ids[%d] = %s, then %q", pos, tf.Think, after)
+		if newline {
+			add(finding.Pass, "F36", e.rel, e.line(pos), tf.Think, raw, s.vocabFile, "%s is followed by its newline", tf.Think)
+		} else {
+			tmpl := ""
+			if strings.Contains(v.ChatTemplate, tf.Think+"\n") || strings.Contains(v.ChatTemplate, tf.Think+`\n`) {
+				tmpl = ", unlike the chat template, which writes it with one"
+			}
+			add(finding.Warn, "F36", e.rel, e.line(pos), tf.Think, raw, s.vocabFile,
+				"%s has no newline after it%s: the scored span is not in the format the model generates", tf.Think, tmpl)
+		}
+	}
+}
+
+// withoutFirst describes the runs' statistics with and without the first
+// scored token, assuming the near-deterministic template token was predicted
+// in agreement and with no divergence.
+func (s *tfSet) withoutFirst(e *tfEntry) string {
+	var parts []string
+	for _, r := range s.runs {
+		if r.file != e {
+			continue
+		}
+		ms, ok := s.runMetrics(r.run.Name)
+		if !ok {
+			continue
+		}
+		k, _, okK := metricValue(ms, "top1_count")
+		n, _, okN := metricValue(ms, "top1_total")
+		mean, meanText, okM := metricValue(ms, "kld_mean")
+		if !okK || !okN || !okM || n < 2 || k < 1 {
+			continue
+		}
+		without, err := kld.ExcludeFirst(mean, int(n), 0)
+		if err != nil {
+			continue
+		}
+		pct := fmt.Sprintf("%.2f", 100*k/n)
+		if _, text, ok := metricValue(ms, "top1_pct"); ok {
+			pct = text
+		}
+		parts = append(parts, fmt.Sprintf("%s: top-1 %d/%d = %s%% → %d/%d = %.2f%%, mean KLD %s → %.6f",
+			r.run.Name, int(k), int(n), pct, int(k)-1, int(n)-1, 100*(k-1)/(n-1), meanText, without))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; with and without it (assuming it agreed at zero divergence): " + strings.Join(parts, "; ")
+}

@@ -1,0 +1,272 @@
+// Package runconf reads what a run was, as a comparison needs it: the
+// binary, the mode (chat template applied or raw text), threads, prompt
+// (by content hash), batch sizes and token counts, from the run's argv, the
+// files it names and its parsed tail. Diff lists where two runs differ, with
+// the values on both sides, so that a comparison can say why it is not like
+// for like.
+//
+// The argv grammar is llama.cpp's (common/arg.cpp): -t/--threads,
+// -b/--batch-size, -ub/--ubatch-size, -n/--n-predict, -f/--file,
+// -p/--prompt, -cnv/-no-cnv, -st, --ignore-eos. llama-cli (the chat CLI of
+// late 2025) applies the model's chat template; llama-completion and the
+// strata engine read raw text. Where a value is not on the command line its
+// text says which default applies.
+package runconf
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+// Config is a run's configuration as a comparison sees it. Every field is
+// text, as it will be printed in a finding.
+type Config struct {
+	Run      string
+	Binary   string // base name of argv[0]
+	Mode     string // "chat (template applied)", "raw text"
+	Threads  string // "8", or "default (not set)"
+	Prompt   string // the prompt file and its content hash, or the inline prompt
+	Batch    string // -b
+	UBatch   string // -ub
+	NPredict string // -n
+	Flags    string // other flags that change what is run (e.g. --ignore-eos, -st)
+
+	PromptTokens string // prompt tokens as the tail counts them, or why unknown
+	Decoded      string // decoded tokens as the tail counts them, or why unknown
+
+	// DecodedKnown is false when the tail prints no count of decoded
+	// tokens; DecodedN is the count when it is known.
+	DecodedKnown bool
+	DecodedN     int
+	// DecodedSome is true when the tail shows at least one decoded token
+	// (a count > 0, or a generation rate > 0 where no count is printed).
+	DecodedSome bool
+
+	// Files are the files the command line names as inputs (-f, --file,
+	// and strata's --prompt-file / --tokens), as written.
+	Files []string
+}
+
+// Field names, in the order Diff reports them.
+var Fields = []string{"binary", "mode", "threads", "prompt", "batch", "ubatch", "n_predict", "flags", "prompt_tokens", "decoded_tokens"}
+
+// Get returns the value of a field by its name in Fields.
+func (c Config) Get(field string) string {
+	switch field {
+	case "binary":
+		return c.Binary
+	case "mode":
+		return c.Mode
+	case "threads":
+		return c.Threads
+	case "prompt":
+		return c.Prompt
+	case "batch":
+		return c.Batch
+	case "ubatch":
+		return c.UBatch
+	case "n_predict":
+		return c.NPredict
+	case "flags":
+		return c.Flags
+	case "prompt_tokens":
+		return c.PromptTokens
+	case "decoded_tokens":
+		return c.Decoded
+	}
+	return ""
+}
+
+// Difference is one field on which two runs differ.
+type Difference struct {
+	Field string
+	A, B  string
+}
+
+func (d Difference) String() string { return fmt.Sprintf("%s: %s vs %s", d.Field, d.A, d.B) }
+
+// Diff returns the fields on which a and b differ, in Fields order.
+func Diff(a, b Config) []Difference {
+	var out []Difference
+	for _, f := range Fields {
+		if x, y := a.Get(f), b.Get(f); x != y {
+			out = append(out, Difference{f, x, y})
+		}
+	}
+	return out
+}
+
+// flag spellings, short and long, that take a value.
+var valueFlags = map[string]string{
+	"-t": "threads", "--threads": "threads",
+	"-b": "batch", "--batch-size": "batch",
+	"-ub": "ubatch", "--ubatch-size": "ubatch",
+	"-n": "n_predict", "--n-predict": "n_predict", "--predict": "n_predict",
+	"-f": "file", "--file": "file", "--prompt-file": "file", "--tokens": "file",
+	"-p": "prompt", "--prompt": "prompt",
+	"-m": "model", "--model": "model",
+	"-c": "ctx", "--ctx-size": "ctx",
+	"-ngl": "ngl", "--gpu-layers": "ngl", "--n-gpu-layers": "ngl",
+	"-tb": "threads_batch", "--threads-batch": "threads_batch",
+}
+
+// Flags that change a run but take no value and are not the mode.
+var boolFlags = map[string]bool{"--ignore-eos": true, "-st": true, "--single-turn": true, "-cmoe": true, "--cpu-moe": true, "-fa": true}
+
+// Of reads the configuration of run r. ms is the run's parsed tail (nil
+// when there is none). Files named on the command line are hashed through
+// snap.Path; a file that cannot be read is named with the error instead of
+// a hash.
+func Of(snap *archive.Snapshot, r *archive.Run, ms *tail.Metrics) Config {
+	c := Config{Run: r.Name}
+	vals := map[string]string{}
+	var flags []string
+	mode := ""
+	args := r.Cmd
+	if len(args) > 0 {
+		c.Binary = path.Base(strings.ReplaceAll(args[0], "\\", "/"))
+		args = args[1:]
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		key, eq := a, ""
+		if j := strings.IndexByte(a, '='); j > 0 && strings.HasPrefix(a, "--") {
+			key, eq = a[:j], a[j+1:]
+		}
+		if name, ok := valueFlags[key]; ok {
+			v := eq
+			if eq == "" && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			if name == "file" {
+				c.Files = append(c.Files, v)
+			}
+			vals[name] = v
+			continue
+		}
+		switch {
+		case a == "-cnv" || a == "--conversation":
+			mode = "chat"
+		case a == "-no-cnv" || a == "--no-conversation":
+			mode = "raw"
+		case boolFlags[a]:
+			flags = append(flags, a)
+		}
+	}
+	switch {
+	case mode == "chat" || mode == "" && c.Binary == "llama-cli":
+		c.Mode = "chat (template applied)"
+	default:
+		c.Mode = "raw text"
+	}
+	c.Threads = orDefault(vals["threads"], "default (not set)")
+	c.Batch = orDefault(vals["batch"], "default (not set)")
+	c.UBatch = orDefault(vals["ubatch"], "default (not set)")
+	c.NPredict = orDefault(vals["n_predict"], "default (not set)")
+	c.Flags = orDefault(strings.Join(flags, " "), "none")
+	switch {
+	case vals["file"] != "":
+		c.Prompt = vals["file"] + " " + hashFile(snap, vals["file"])
+	case vals["prompt"] != "":
+		c.Prompt = fmt.Sprintf("inline %q", clip(vals["prompt"], 40))
+	default:
+		c.Prompt = "none on the command line"
+	}
+	c.PromptTokens, c.Decoded = "not printed", "not printed"
+	readCounts(&c, ms, vals["n_predict"])
+	return c
+}
+
+// readCounts fills the token counts from the tail's metrics: llama.cpp's
+// summary (prompt_eval_tokens, eval_ms, eval_runs), llama-cli's rates, or
+// the strata engine's own lines (prompt_tokens, decode_tokens,
+// eval_tokens).
+func readCounts(c *Config, ms *tail.Metrics, nPredict string) {
+	if m, ok := ms.Get("prompt_eval_tokens"); ok {
+		c.PromptTokens = m.Num.Text
+	} else if m, ok := ms.Get("prompt_tokens"); ok {
+		c.PromptTokens = m.Num.Text
+	} else if _, ok := ms.Get("cli_prompt_tok_s"); ok && strings.HasPrefix(c.Mode, "chat") {
+		c.PromptTokens = "not printed (llama-cli; the chat template adds tokens)"
+	}
+	if ev, ok := ms.Get("eval_ms"); ok {
+		runs, _ := ms.Get("eval_runs")
+		n := int(runs.Value())
+		c.DecodedKnown = true
+		if ev.Value() == 0 {
+			// "eval time = 0.00 ms / 1 runs": no token was decoded.
+			c.DecodedN = 0
+			c.Decoded = fmt.Sprintf("0 (eval time = %s ms / %s runs)", ev.Num.Text, runs.Num.Text)
+			return
+		}
+		c.DecodedN = n
+		c.DecodedSome = n > 0
+		c.Decoded = runs.Num.Text
+		return
+	}
+	for _, name := range []string{"decode_tokens", "eval_tokens"} {
+		if m, ok := ms.Get(name); ok {
+			c.DecodedKnown, c.DecodedN, c.DecodedSome = true, int(m.Value()), m.Value() > 0
+			c.Decoded = m.Num.Text
+			return
+		}
+	}
+	if g, ok := ms.Get("cli_gen_tok_s"); ok {
+		c.DecodedSome = g.Value() > 0
+		cap := ""
+		if nPredict != "" {
+			cap = ", at most -n " + nPredict
+		}
+		c.Decoded = fmt.Sprintf("not printed (Generation %s t/s%s)", g.Num.Text, cap)
+	}
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// hashFile returns "(N bytes, sha256 abcdef012345…)" for a file the run
+// named, read through snap.Path, or the read error.
+func hashFile(snap *archive.Snapshot, name string) string {
+	if snap == nil {
+		return "(not read)"
+	}
+	b, err := os.ReadFile(snap.Path(name))
+	if err != nil {
+		return "(unreadable: " + err.Error() + ")"
+	}
+	return fmt.Sprintf("(%s bytes, sha256 %s)", num.Format(float64(len(b)), 0), ShortHash(SHA256(b)))
+}
+
+// SHA256 returns the hex sha256 of b.
+func SHA256(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// ShortHash abbreviates a hex hash as the audit prints it: "2549439506dd…".
+func ShortHash(h string) string {
+	if len(h) <= 12 {
+		return h
+	}
+	return h[:12] + "…"
+}

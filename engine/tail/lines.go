@@ -1,0 +1,142 @@
+package tail
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/strataspec/strataspec/engine/num"
+)
+
+// numRE matches one printed number: digits with optional thousands
+// separators, fraction and exponent, or C's inf/nan.
+const numRE = `([-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan))`
+
+// pattern compiles a line pattern in which every %n stands for a number.
+func pattern(p string) *regexp.Regexp {
+	return regexp.MustCompile(`^` + strings.ReplaceAll(p, "%n", numRE) + `$`)
+}
+
+// field names one capture group of a line pattern.
+type field struct {
+	name string
+	unit string
+}
+
+// lineRule reads one kind of line: every line starting with prefix must
+// match re, whose groups are the fields, in order.
+type lineRule struct {
+	key    string // what the required-line check calls it
+	prefix string
+	re     *regexp.Regexp
+	fields []field
+	// skip reports lines that carry the prefix but are not this rule's
+	// (progress lines sharing a prefix with a summary line).
+	skip func(line string) bool
+}
+
+// reader walks a tail line by line and collects metrics and errors.
+type reader struct {
+	ms   *Metrics
+	seen map[string]int // rule key → first line it matched
+}
+
+func newReader(source string) *reader {
+	return &reader{ms: &Metrics{Source: source}, seen: map[string]int{}}
+}
+
+func (r *reader) errorf(line int, format string, args ...any) {
+	r.ms.Errors = append(r.ms.Errors, &Error{File: r.ms.Source, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// lines calls f with each line (without its line ending) and its 1-based
+// number. A line that is not valid UTF-8 is reported and skipped.
+func (r *reader) lines(text string, f func(n int, line string)) {
+	n := 0
+	for len(text) > 0 {
+		n++
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		line = strings.TrimSuffix(line, "\r")
+		if !utf8.ValidString(line) {
+			r.errorf(n, "invalid UTF-8 at byte %d of the line", invalidAt(line))
+			continue
+		}
+		f(n, line)
+	}
+}
+
+func invalidAt(s string) int {
+	for i, c := range s {
+		if c == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// apply tries the rules on one line; it reports whether one took the line.
+func (r *reader) apply(rules []lineRule, n int, line string) bool {
+	trimmed := strings.TrimSpace(line)
+	for i := range rules {
+		ru := &rules[i]
+		if !strings.HasPrefix(trimmed, ru.prefix) {
+			continue
+		}
+		if ru.skip != nil && ru.skip(trimmed) {
+			return true
+		}
+		m := ru.re.FindStringSubmatch(trimmed)
+		if m == nil {
+			r.errorf(n, "malformed %q line: %q", ru.key, clip(trimmed))
+			if _, ok := r.seen[ru.key]; !ok {
+				r.seen[ru.key] = n // reported once, not again as missing
+			}
+			return true
+		}
+		if _, ok := r.seen[ru.key]; !ok {
+			r.seen[ru.key] = n
+		}
+		for j, fd := range ru.fields {
+			if fd.name == "" {
+				continue
+			}
+			r.add(n, fd.name, m[j+1], fd.unit)
+		}
+		return true
+	}
+	return false
+}
+
+// add parses text as a number and records it.
+func (r *reader) add(line int, name, text, unit string) {
+	v, err := num.Parse(text)
+	if err != nil {
+		r.errorf(line, "%s: %v", name, err)
+		return
+	}
+	r.ms.Add(Metric{Name: name, Num: v, Unit: unit, Line: line})
+}
+
+// require reports every required rule key that matched no line.
+func (r *reader) require(keys ...string) {
+	for _, k := range keys {
+		if _, ok := r.seen[k]; !ok {
+			r.errorf(0, "missing required line %q", k)
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}

@@ -1,0 +1,43 @@
+package spec
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/rules"
+)
+
+// TestPageCacheRule: on the audited snapshot the cache rule reproduces the
+// audit's §3 (the no-op eviction F26 and the wrong target F29 fail, the
+// warm-up F27 passes); on the fixed snapshot all three pass.
+func TestPageCacheRule(t *testing.T) {
+	sel, err := rules.Select("cache")
+	if err != nil || len(sel) != 1 {
+		t.Fatalf("rules.Select(%q) = %v, %v; want the cache rule", "cache", sel, err)
+	}
+	tests := []struct {
+		snap string
+		want map[string]finding.Severity // worst severity per finding id
+	}{
+		{"m5-v3", map[string]finding.Severity{"F26": finding.Fail, "F27": finding.Pass, "F29": finding.Fail}},
+		{"m5", map[string]finding.Severity{"F26": finding.Pass, "F27": finding.Pass, "F29": finding.Pass}},
+	}
+	for _, tt := range tests {
+		ctx := &rules.Context{Snap: &archive.Snapshot{Root: filepath.Join("..", "fixtures", tt.snap)}}
+		fs, err := sel[0].Check(ctx)
+		if err != nil {
+			t.Fatalf("cache on %s: %v", tt.snap, err)
+		}
+		got := map[string]finding.Severity{}
+		for _, f := range fs {
+			got[f.ID] = max(got[f.ID], f.Severity)
+		}
+		for id, want := range tt.want {
+			if got[id] != want {
+				t.Errorf("cache on %s: %s = %v; want %v (findings %v)", tt.snap, id, got[id], want, fs)
+			}
+		}
+	}
+}

@@ -1,0 +1,103 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/pagecache"
+)
+
+// tmpfsMagic is Linux's statfs magic number for tmpfs.
+const tmpfsMagic = 0x01021994
+
+func onTmpfs(dir string) bool {
+	var fs syscall.Statfs_t
+	return syscall.Statfs(dir, &fs) == nil && int64(fs.Type) == tmpfsMagic
+}
+
+// cachedFile writes a 4 MiB file to a disk-backed directory; its pages are
+// resident afterwards (written through the cache, then synced clean).
+func cachedFile(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("strata"), 4<<20/6), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestEvictJSON(t *testing.T) {
+	dir := t.TempDir()
+	if onTmpfs(dir) {
+		t.Skipf("%s is tmpfs: eviction cannot be tested there", dir)
+	}
+	path := cachedFile(t, dir)
+	var out, errb bytes.Buffer
+	code := run(&out, &errb, []string{"-evict", "-format", "json", path})
+	var got struct {
+		Op       string
+		Verified bool
+		Files    []struct{ Result pagecache.Result }
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out.String())
+	}
+	if code != 0 || !got.Verified || len(got.Files) != 1 {
+		t.Fatalf("run(-evict) = %d, %+v, stderr %q; want 0, verified", code, got, errb.String())
+	}
+	r := got.Files[0].Result
+	if r.Before.Fraction() != 1 || r.After.Fraction() > pagecache.EvictTolerance {
+		t.Errorf("evict reported %v → %v; want 100 %% → ≤ 1 %%", r.Before.Count, r.After.Count)
+	}
+	// The report must match an independent reading.
+	now, err := pagecache.ResidencyOf(path)
+	if err != nil || now.Fraction() > pagecache.EvictTolerance {
+		t.Errorf("after run(-evict): %v, %v; want ≤ 1 %% resident", now.Count, err)
+	}
+
+	out.Reset()
+	if code := run(&out, &errb, []string{"-warm", path}); code != 0 || !strings.Contains(out.String(), "(100.00 %) resident, verified") {
+		t.Errorf("run(-warm) = %d, %q; want 0 and 100 %% verified", code, out.String())
+	}
+	if now, err := pagecache.ResidencyOf(path); err != nil || now.Resident != now.Total {
+		t.Errorf("after run(-warm): %v, %v; want all resident", now.Count, err)
+	}
+}
+
+func TestEvictTmpfs(t *testing.T) {
+	if !onTmpfs("/dev/shm") {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	dir, err := os.MkdirTemp("/dev/shm", "residency-test-")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run(&out, &errb, []string{"-evict", path})
+	if code != 1 || !strings.Contains(out.String(), "NOT verified") || !strings.Contains(out.String(), "pages tmpfs") {
+		t.Errorf("run(-evict %s) = %d, %q; want 1, not verified, tmpfs named", path, code, out.String())
+	}
+	if now, err := pagecache.ResidencyOf(path); err != nil || now.Resident != now.Total {
+		t.Errorf("tmpfs file after evict: %v, %v; want still all resident", now.Count, err)
+	}
+}

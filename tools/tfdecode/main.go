@@ -1,0 +1,107 @@
+// Command tfdecode prints a teacher-forcing token file as its three segments
+// (user turn, assistant header, scored span) with their decoded text, using a
+// GGUF vocabulary:
+//
+//	go run ./tools/tfdecode -vocab fixtures/m5/data/vocab-synthetic-chatml.gguf \
+//	    fixtures/m5/data/m5_val_prompts/eval_tf_96tok_ja.txt
+//
+// Texts are printed Go-quoted so that newlines and spaces show. -ids adds the
+// ids of each segment. Exit status: 0 when every file has the layout, 1 when
+// one does not (its whole text is printed instead), 2 for bad usage or an
+// unreadable file.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/strataspec/strataspec/engine/gguf"
+	"github.com/strataspec/strataspec/engine/tf"
+)
+
+func main() {
+	os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
+}
+
+func run(stdout, stderr io.Writer, args []string) int {
+	fs := flag.NewFlagSet("tfdecode", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	vocabPath := fs.String("vocab", "", "GGUF file whose vocabulary decodes the ids (required)")
+	showIDs := fs.Bool("ids", false, "print each segment's ids too")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tfdecode -vocab VOCAB.gguf [-ids] TFFILE...")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *vocabPath == "" || fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	gf, err := gguf.Open(*vocabPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "tfdecode:", err)
+		return 2
+	}
+	v, err := gf.Vocab()
+	if err != nil {
+		fmt.Fprintln(stderr, "tfdecode:", err)
+		return 2
+	}
+	status := 0
+	for _, path := range fs.Args() {
+		f, err := tf.Read(path)
+		if err != nil {
+			fmt.Fprintln(stderr, "tfdecode:", err)
+			return 2
+		}
+		if !decode(stdout, f, v, *showIDs) {
+			status = 1
+		}
+	}
+	return status
+}
+
+// decode prints one file and reports whether it has the TF layout.
+func decode(w io.Writer, f *tf.File, v *gguf.Vocab, showIDs bool) bool {
+	fmt.Fprintf(w, "%s: domain %s, %d ids, source_offset %d", f.Path, f.Domain, len(f.IDs), f.SourceOffset)
+	if f.SourceOffset > 0 {
+		fmt.Fprint(w, " (the user turn starts mid-document)")
+	}
+	fmt.Fprintln(w)
+	l, err := tf.Find(f.IDs, v)
+	if err != nil {
+		fmt.Fprintf(w, "  no TF layout: %v\n", err)
+		text, derr := v.Decode(f.IDs)
+		if derr != nil {
+			fmt.Fprintf(w, "  undecodable: %v\n", derr)
+			return false
+		}
+		fmt.Fprintf(w, "  text %q\n", text)
+		return false
+	}
+	for _, seg := range []struct {
+		name string
+		span tf.Span
+	}{{"user", l.User}, {"header", l.Header}, {"scored", l.Scored}} {
+		text, err := tf.Text(f.IDs, v, seg.span)
+		if err != nil {
+			fmt.Fprintf(w, "  %-6s %v\n", seg.name, err)
+			return false
+		}
+		fmt.Fprintf(w, "  %-6s ids %2d–%2d (%2d): %q\n", seg.name, seg.span.Start, seg.span.End-1, seg.span.Len(), text)
+		if showIDs {
+			fmt.Fprintf(w, "  %-6s %v\n", "", f.IDs[seg.span.Start:seg.span.End])
+		}
+	}
+	first := f.IDs[l.Scored.Start]
+	fmt.Fprintf(w, "  first scored token: id %d %q (%s)", first, v.Tokens[first], v.Type(first))
+	if tf.IsTemplateToken(v, first) {
+		fmt.Fprint(w, ", a template token")
+	}
+	fmt.Fprintln(w)
+	return true
+}
