@@ -194,9 +194,19 @@ func (r *Report) writeGitHub(w io.Writer) error {
 			continue
 		}
 		props := []string{}
+		msgPrefix := ""
 		if f.File != "" {
-			props = append(props, "file="+ghEscapeProperty(filepath.ToSlash(filepath.Join(r.Root, f.File))))
-			if f.Line > 0 {
+			// A finding inside an archived tail names "file: JSON path" and a
+			// line of the tail, not of the file: annotate the file and keep
+			// the place in the message.
+			file, inner, nested := strings.Cut(f.File, ": ")
+			props = append(props, "file="+ghEscapeProperty(filepath.ToSlash(filepath.Join(r.Root, file))))
+			switch {
+			case nested && f.Line > 0:
+				msgPrefix = fmt.Sprintf("%s line %d: ", inner, f.Line)
+			case nested:
+				msgPrefix = inner + ": "
+			case f.Line > 0:
 				props = append(props, fmt.Sprintf("line=%d", f.Line))
 			}
 		}
@@ -205,7 +215,7 @@ func (r *Report) writeGitHub(w io.Writer) error {
 			title += " " + f.ID
 		}
 		props = append(props, "title="+ghEscapeProperty(title))
-		msg := f.Message
+		msg := msgPrefix + f.Message
 		if f.Quote != "" {
 			msg += " (quote: " + f.Quote + ")"
 		}

@@ -72,7 +72,9 @@ func TestJSONShape(t *testing.T) {
 
 func TestGitHub(t *testing.T) {
 	var buf bytes.Buffer
-	if err := New("fixtures/m5-v3", nil, sample).Write(&buf, "github"); err != nil {
+	tailFinding := finding.Finding{Rule: "summary", ID: "F01", Severity: finding.Fail,
+		File: "results/r.json: runs[3].output_tail", Line: 12, Message: "decode_tok_s differs"}
+	if err := New("fixtures/m5-v3", nil, append(sample, tailFinding)).Write(&buf, "github"); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -82,6 +84,9 @@ func TestGitHub(t *testing.T) {
 	}
 	if !strings.Contains(out, "::warning file=fixtures/m5-v3/results/x.json,title=scratch F24::") {
 		t.Errorf("github output = %q; want a warning annotation for F24", out)
+	}
+	if want := "::error file=fixtures/m5-v3/results/r.json,title=summary F01::runs[3].output_tail line 12: decode_tok_s differs\n"; !strings.Contains(out, want) {
+		t.Errorf("github output = %q; want a line %q (a tail line is not a file line)", out, want)
 	}
 	if strings.Contains(out, "F41") {
 		t.Errorf("github output annotates a pass finding: %q", out)
