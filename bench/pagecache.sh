@@ -4,6 +4,8 @@
 #   1. residency scan time (cached file):  residency FILE  vs vmtouch FILE  vs fincore FILE
 #   2. eviction, verified to 0 %:          residency -evict FILE  vs vmtouch -e FILE
 #   3. warm-up throughput after eviction:  residency -warm FILE  vs dd if=FILE of=/dev/null bs=1M
+# residency counts with cachestat where the kernel has it (Linux 6.5+); 1 and 2
+# are also run with -mincore (page-by-page mincore, vmtouch's method).
 # Targets (issue 5): scan ≤ vmtouch's and fincore's; evict within 1.5× of
 # vmtouch -e; warm ≥ 95 % of dd's throughput.
 #
@@ -12,7 +14,7 @@
 # then ~/.cache. Needs vmtouch and fincore (Debian: apt-get install vmtouch util-linux).
 set -euo pipefail
 
-runs=5 size_mib=2048
+runs=7 size_mib=2048
 while getopts n:s: o; do
 	case $o in
 	n) runs=$OPTARG ;;
@@ -52,42 +54,69 @@ elapsed() { local t0; t0=$(now); "$@" >/dev/null 2>&1; echo $(($(now) - t0)); }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 ms() { awk -v ns="$1" 'BEGIN {printf "%.2f ms", ns/1e6}'; }
 rate() { awk -v ns="$1" -v b="$bytes" 'BEGIN {printf "%.0f MB/s", b/(ns/1e9)/1e6}'; }
-resident_pct() { "$bin" -format json "$f" | awk -F'[:,]' '/"resident"/ {r=$2} /"total"/ {t=$2} END {printf "%.2f", 100*r/t}'; }
+resident_pct() { "$bin" -mincore -format json "$f" | awk -F'[:,]' '/"resident"/ {r=$2} /"total"/ {t=$2} END {printf "%.2f", 100*r/t}'; }
 cached() { cat "$f" >/dev/null; }
 
 declare -A t
+# Each run measures every command once; the order of the commands within a
+# run alternates, so that a slow stretch of a shared machine does not always
+# hit the same command.
+scan_cmd() { local k=$1; shift; cached; t[$k]+="$(elapsed "$@" "$f") "; }
+evict_cmd() {
+	local k=$1; shift
+	cached
+	t[$k]+="$(elapsed "$@" "$f") "
+	local p; p=$(resident_pct); [ "$p" = 0.00 ] || echo "$k: $* left $p % resident" >&2
+}
+warm_cmd() {
+	local k=$1; shift
+	vmtouch -e "$f" >/dev/null
+	t[$k]+="$(elapsed "$@") "
+	local p; p=$(resident_pct); [ "$p" = 100.00 ] || echo "$k: $* left $p % resident" >&2
+}
 for ((i = 0; i < runs; i++)); do
-	cached
-	t[scan_res]+="$(elapsed "$bin" "$f") "
-	t[scan_vmt]+="$(elapsed vmtouch "$f") "
-	t[scan_fin]+="$(elapsed fincore "$f") "
-
-	cached
-	t[ev_res]+="$(elapsed "$bin" -evict "$f") "
-	p=$(resident_pct); [ "$p" = 0.00 ] || echo "run $i: residency -evict left $p % resident" >&2
-	cached
-	t[ev_vmt]+="$(elapsed vmtouch -e "$f") "
-	p=$(resident_pct); [ "$p" = 0.00 ] || echo "run $i: vmtouch -e left $p % resident" >&2
-
-	vmtouch -e "$f" >/dev/null
-	t[warm_dd]+="$(elapsed dd if="$f" of=/dev/null bs=1M) "
-	vmtouch -e "$f" >/dev/null
-	t[warm_res]+="$(elapsed "$bin" -warm "$f") "
-	p=$(resident_pct); [ "$p" = 100.00 ] || echo "run $i: residency -warm left $p % resident" >&2
+	steps=(
+		"scan_cmd scan_res $bin"
+		"scan_cmd scan_vmt vmtouch"
+		"scan_cmd scan_fin fincore"
+		"scan_cmd scan_rmc $bin -mincore"
+		"evict_cmd ev_res $bin -evict"
+		"evict_cmd ev_vmt vmtouch -e"
+		"evict_cmd ev_rmc $bin -evict -mincore"
+		"warm_cmd warm_res $bin -warm $f"
+		"warm_cmd warm_dd dd if=$f of=/dev/null bs=1M"
+	)
+	if ((i % 2)); then
+		for ((j = ${#steps[@]} - 1; j >= 0; j--)); do ${steps[j]}; done
+	else
+		for ((j = 0; j < ${#steps[@]}; j++)); do ${steps[j]}; done
+	fi
 done
 
 m() { tr ' ' '\n' <<<"${t[$1]}" | grep . | median; }
-echo "file: $f ($bytes bytes, $(stat -f -c %T "$f")), $runs runs, medians; $(nproc) CPUs, $(uname -r)"
-printf '%-44s %s\n' "scan (cached)  residency FILE" "$(ms "$(m scan_res)")"
-printf '%-44s %s\n' "               vmtouch FILE" "$(ms "$(m scan_vmt)")"
-printf '%-44s %s\n' "               fincore FILE" "$(ms "$(m scan_fin)")"
-printf '%-44s %s\n' "evict          residency -evict FILE (verified)" "$(ms "$(m ev_res)")"
-printf '%-44s %s\n' "               vmtouch -e FILE" "$(ms "$(m ev_vmt)")"
-printf '%-44s %s (%s)\n' "warm (cold)    residency -warm FILE" "$(ms "$(m warm_res)")" "$(rate "$(m warm_res)")"
-printf '%-44s %s (%s)\n' "               dd if=FILE of=/dev/null bs=1M" "$(ms "$(m warm_dd)")" "$(rate "$(m warm_dd)")"
+lo() { tr ' ' '\n' <<<"${t[$1]}" | grep . | sort -n | head -1; }
+# row LABEL KEY [rate]: median (min) of one command.
+row() {
+	if [ -n "${3:-}" ]; then
+		printf '%-48s %s (%s), min %s\n' "$1" "$(ms "$(m "$2")")" "$(rate "$(m "$2")")" "$(ms "$(lo "$2")")"
+	else
+		printf '%-48s %s, min %s\n' "$1" "$(ms "$(m "$2")")" "$(ms "$(lo "$2")")"
+	fi
+}
+echo "file: $f ($bytes bytes, $(stat -f -c %T "$f")), $runs runs, medians; $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+row "scan (cached)  residency FILE" scan_res
+row "               vmtouch FILE" scan_vmt
+row "               fincore FILE" scan_fin
+row "               residency -mincore FILE" scan_rmc
+row "evict          residency -evict FILE (verified)" ev_res
+row "               vmtouch -e FILE" ev_vmt
+row "               residency -evict -mincore FILE" ev_rmc
+row "warm (cold)    residency -warm FILE" warm_res rate
+row "               dd if=FILE of=/dev/null bs=1M" warm_dd rate
+echo "ratios of medians:"
 awk -v a="$(m scan_res)" -v v="$(m scan_vmt)" -v f="$(m scan_fin)" -v e="$(m ev_res)" -v ve="$(m ev_vmt)" \
-	-v w="$(m warm_res)" -v d="$(m warm_dd)" 'BEGIN {
-	printf "scan: residency/vmtouch %.2f, residency/fincore %.2f (target ≤ 1)\n", a/v, a/f
-	printf "evict: residency/vmtouch -e %.2f (target ≤ 1.5)\n", e/ve
+	-v w="$(m warm_res)" -v d="$(m warm_dd)" -v am="$(m scan_rmc)" -v em="$(m ev_rmc)" 'BEGIN {
+	printf "scan: residency/vmtouch %.2f, residency/fincore %.2f (target ≤ 1); with -mincore %.2f, %.2f\n", a/v, a/f, am/v, am/f
+	printf "evict: residency/vmtouch -e %.2f (target ≤ 1.5); with -mincore %.2f\n", e/ve, em/ve
 	printf "warm: residency throughput / dd %.1f %% (target ≥ 95 %%)\n", 100*d/w
 }'

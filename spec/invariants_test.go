@@ -8,9 +8,12 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/arena"
+	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/rules"
-	"github.com/strataspec/strataspec/engine/tail"
+	"github.com/strataspec/strataspec/engine/scratch"
 )
 
 // The engine's invariants (issue 4; audit §2, §3 "uniform arena", §4) on
@@ -20,23 +23,13 @@ import (
 // invariantRules are the rules these tests run.
 var invariantRules = []string{"parity", "arena", "scratch", "selftest"}
 
-// invariantsContext loads a snapshot and parses every tail and record, as
-// the audit does, into the context the rules read.
+// invariantsContext loads a snapshot as the audit does: every tail and
+// record parsed once into the context the rules read.
 func invariantsContext(t *testing.T, root string) *rules.Context {
 	t.Helper()
-	snap, err := archive.Load(root)
+	c, err := audit.Load(root)
 	if err != nil {
-		t.Fatalf("archive.Load(%q): %v", root, err)
-	}
-	c := &rules.Context{Snap: snap, Metrics: map[string]*tail.Metrics{}}
-	for _, r := range snap.StrataRuns() {
-		c.Metrics[r.Name] = tail.ParseStrata(r.Source, r.Tail)
-	}
-	for _, rec := range snap.Parity {
-		c.Metrics[rec.File] = tail.ParseRouteParity(rec.File, rec.Text)
-	}
-	if rec := snap.SelfTest; rec != nil {
-		c.Metrics[rec.File] = tail.ParseSelfTest(rec.File, rec.Text)
+		t.Fatalf("audit.Load(%q): %v", root, err)
 	}
 	return c
 }
@@ -192,11 +185,11 @@ func TestInvariantsAudited(t *testing.T) {
 	wants = append(wants,
 		// Uniform arena (§3, F31).
 		invWant{"arena", "F31", finding.Pass, "STRATA_METAL_ARENA_GB=3.4 and expert arena 3.40 GB logged in all 14 strata runs"},
-		invWant{"arena", "F31", finding.Pass, "Q2_0: 15.820 GiB / 12,288 slices = 1.38 MB = 84.4 × 16 KiB → 85 pages per slot; 3.4 GB / (85 × 16 KiB) = 2,441 slots in 1 size class, as logged in 10 runs"},
-		invWant{"arena", "F31", finding.Pass, "IQ3_S: 1550 slots (1440 filled) in 3 size classes, identical in 4 runs"},
+		invWant{"arena", "F31", finding.Pass, "Q2_0: 15.820 GiB / 12,288 slices = 1.38 MB = 84.4 × 16 KiB → 85 pages per slot; 3.40 GB (STRATA_METAL_ARENA_GB=3.4) / (85 × 16 KiB) = 2,441 slots in 1 size class, as logged in 10 runs"},
+		invWant{"arena", "F31", finding.Pass, "IQ3_S: 1,550 slots (1,440 filled) in 3 size classes, identical in 4 runs"},
 		// Scratch (§2, F20, F23, F24).
 		invWant{"scratch", "F20", finding.Pass, "plan line 1.36 GB = prompt_gemm_init 1.36 GB = need 1.3586 GB (C = 1,024, 4,224 cells, PLE on, flash on), in all 14 strata runs"},
-		invWant{"scratch", "F24", finding.Warn, "cap check only logs: STRATA_METAL_ARENA_GB is set in 14 of 14 strata runs"},
+		invWant{"scratch", "F24", finding.Warn, "cap check only logs: STRATA_METAL_ARENA_GB is set in 14 of 14 strata runs, and with an explicit arena the scratch need is not subtracted from the budget (largest peak prefill 6.50 < cap 18.80 GB"},
 		invWant{"scratch", "F23", finding.Warn, "is a hand-kept duplicate of make(), and re-derives the rows with a hard-coded 16 (L2159, L2178) where the configuration says p.TM; nothing asserts need == prompt_gemm_need_bytes()"},
 		// Self-test (§3, §4, F42, F28).
 		invWant{"selftest", "F42", finding.Fail, `garbled prefix "self-test: 0 scripts/run_phase0_phase2_m5_validation.py "`},
@@ -240,43 +233,59 @@ func TestInvariantsFixed(t *testing.T) {
 // Each invariant fails when one value of a copy of the audited snapshot is
 // changed, and the failure names the place.
 func TestInvariantsBroken(t *testing.T) {
-	src := invFixture(t, "m5-v3")
 	const results = archive.ResultsFile
 	tests := []struct {
 		name  string
+		snap  string // fixture copied; "" for m5-v3
 		edits []invEdit
 		want  invWant
 	}{
-		{"one repeat's error changed",
+		{"one repeat's error changed", "",
 			[]invEdit{{file: "results/route_parity/fast_2.log", old: "max_abs_err 4.00e-07", new: "max_abs_err 4.01e-07"}},
 			invWant{"parity", "F41", finding.Fail, "route_parity fast math, K=256 + MoCE=0.85: repeat 2 (run fast_2) max err 4.01e-07 differs from repeat 1 (run fast_1) 4.00e-07"}},
-		{"error above tolerance",
+		{"error above tolerance", "",
 			[]invEdit{
 				{file: "results/route_parity/default_1.log", old: "max_abs_err 2.16e-07", new: "max_abs_err 2.16e-06"},
 				{file: "results/route_parity/default_2.log", old: "max_abs_err 2.16e-07", new: "max_abs_err 2.16e-06"},
 				{file: "results/route_parity/default_3.log", old: "max_abs_err 2.16e-07", new: "max_abs_err 2.16e-06"},
 			},
 			invWant{"parity", "F41", finding.Fail, "route_parity default math, K=512: repeat 1 (run default_1) max err 2.16e-06 above the tolerance 1e-06"}},
-		{"a mode missing",
+		{"a mode missing", "",
 			[]invEdit{{file: "results/route_parity/fast_1.log"}, {file: "results/route_parity/fast_2.log"}, {file: "results/route_parity/fast_3.log"}},
 			invWant{"parity", "F41", finding.Fail, "route_parity fast math: no run; want 3 repeats"}},
-		{"a logged slot count changed",
+		{"a logged slot count changed", "",
 			[]invEdit{{file: results, old: "expert arena 3.40 GB: 2441 slots", new: "expert arena 3.40 GB: 2442 slots"}},
-			invWant{"arena", "F31", finding.Fail, "logged 2442 slots; 15.820 GiB / 12,288 slices → 85 pages of 16 KiB per slot, and 3.4 GB / (85 × 16 KiB) = 2,441 slots"}},
-		{"one run with another arena size",
+			invWant{"arena", "F31", finding.Fail, "logged 2442 slots; 15.820 GiB / 12,288 slices → 85 pages of 16 KiB per slot, and 3.40 GB (STRATA_METAL_ARENA_GB=3.4) / (85 × 16 KiB) = 2,441 slots"}},
+		{"one run with another arena size", "",
 			[]invEdit{
 				{file: results, old: `"STRATA_METAL_ARENA_GB": "3.4"`, new: `"STRATA_METAL_ARENA_GB": "3.6"`},
 				{file: results, old: "STRATA_METAL_ARENA_GB=3.4 (", new: "STRATA_METAL_ARENA_GB=3.6 ("},
 				{file: results, old: "expert arena 3.40 GB", new: "expert arena 3.60 GB"},
 			},
-			invWant{"arena", "F31", finding.Fail, "has STRATA_METAL_ARENA_GB=3.6 (3.60 GB logged); the other 13 runs have 3.4 (3.40 GB)"}},
-		{"a scratch value changed in one log line",
+			invWant{"arena", "F31", finding.Fail, "has STRATA_METAL_ARENA_GB=3.6 (3.60 GB logged); 13 of the 14 runs have 3.4 (3.40 GB)"}},
+		{"a scratch value changed in one log line", "",
 			[]invEdit{{file: results, old: "prompt_gemm_init: 1.36 GB", new: "prompt_gemm_init: 1.37 GB", n: 5}},
 			invWant{"scratch", "F20", finding.Fail, "prompt_gemm_init line scratch 1.37 GB ≠ need 1.3586 GB"}},
+		{"the plan line's scratch changed", "",
+			[]invEdit{{file: results, old: "need 1.36 GB", new: "need 1.35 GB", n: 14}},
+			invWant{"scratch", "F20", finding.Fail, "plan line scratch 1.35 GB ≠ need 1.3586 GB"}},
+		{"the fixed source's assert removed", "m5",
+			[]invEdit{{file: "vendor/strata/metal/window.cpp", old: "assert(pg_->bytes == prompt_gemm_need_bytes());", new: ";"}},
+			invWant{"scratch", "F23", finding.Warn, "hand-kept duplicate of make()"}},
+		{"the fixed verdict garbled", "m5",
+			[]invEdit{{file: "results/self_test.log", old: "\nself-test: PASS", new: "\nself-test: 0 x.py self-test: PASS"}},
+			invWant{"selftest", "F42", finding.Fail, `garbled prefix "self-test: 0 x.py "`}},
+		{"the fixed self-test back to a return code", "m5",
+			[]invEdit{{file: "scripts/run_phase0_phase2_m5_validation.py", old: "ok and after <= EVICTED_MAX)", new: "ok)"}},
+			invWant{"selftest", "F28", finding.Fail, "tests only a return value, never residency"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := invCopy(t, src)
+			snap := tt.snap
+			if snap == "" {
+				snap = "m5-v3"
+			}
+			root := invCopy(t, invFixture(t, snap))
 			for _, e := range tt.edits {
 				e.apply(t, root)
 			}
@@ -285,5 +294,95 @@ func TestInvariantsBroken(t *testing.T) {
 				t.Errorf("no %s %s %s finding containing %q; findings:%s", tt.want.rule, tt.want.id, tt.want.sev, tt.want.msg, invDump(fs))
 			}
 		})
+	}
+}
+
+// The spec's declared constants of the invariants, one row each: a change to
+// a tolerance, a repeat count or a configuration in the engine packages must
+// be made here too.
+func TestInvariantConstants(t *testing.T) {
+	parity := []rules.ParityConfig{
+		{Name: "K=512", Key: "k512", Tol: 1e-06},
+		{Name: "K=256 + MoCE=0.85", Key: "k256_moce085", Tol: 1e-06},
+	}
+	if len(rules.ParityConfigs) != len(parity) {
+		t.Fatalf("rules.ParityConfigs = %v; want %v", rules.ParityConfigs, parity)
+	}
+	for i, p := range parity {
+		if got := rules.ParityConfigs[i]; got != p {
+			t.Errorf("rules.ParityConfigs[%d] = %+v; want %+v", i, got, p)
+		}
+		if p.Tol < 4.00e-07 {
+			t.Errorf("tolerance of %s = %g; below the audited errors (up to 4.00e-07)", p.Name, p.Tol)
+		}
+	}
+	if got, want := strings.Join(rules.ParityModes, ","), "default,fast"; got != want {
+		t.Errorf("rules.ParityModes = %s; want %s", got, want)
+	}
+	if rules.ParityRepeats != 3 {
+		t.Errorf("rules.ParityRepeats = %d; want 3", rules.ParityRepeats)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want int64
+	}{
+		{"arena.ExpertSlices", arena.ExpertSlices, 12288},
+		{"arena.PageDarwinARM64", int64(arena.PageDarwinARM64), 16384},
+		{"scratch.M5.C", int64(scratch.M5.C), 1024},
+		{"scratch.M5.D", int64(scratch.M5.D), 2560},
+		{"scratch.M5.TM", int64(scratch.M5.TM), 16},
+		{"scratch.M5.Cells", int64(scratch.M5.Cells), 4224},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d; want %d", c.name, c.got, c.want)
+		}
+	}
+	if !scratch.M5.PLE || !scratch.M5.Flash {
+		t.Errorf("scratch.M5 = %+v; want PLE and flash on", scratch.M5)
+	}
+}
+
+// The arithmetic of the audit's §2 and §3, one row per figure it prints.
+func TestInvariantArithmetic(t *testing.T) {
+	arenaRows := []struct {
+		fileGiB, arenaGB float64
+		pages, slots     int
+	}{
+		{15.820, 3.4, 85, 2441}, // Q2_0: "15.82 GiB / 12288 = 1.38 MB = 84.4 × 16 KiB → 85 pages; 3.40 GB / (85 × 16 KiB) = 2441"
+	}
+	for _, r := range arenaRows {
+		file, err := arena.FromGiB(r.fileGiB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := arena.FromGB(r.arenaGB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := arena.Plan(arena.Config{FileBytes: file, Slices: arena.ExpertSlices, PageBytes: arena.PageDarwinARM64, ArenaBytes: a})
+		if err != nil || l.SlotPages != r.pages || l.Slots != r.slots {
+			t.Errorf("arena.Plan(%g GiB, %g GB) = %d pages, %d slots, %v; want %d, %d", r.fileGiB, r.arenaGB, l.SlotPages, l.Slots, err, r.pages, r.slots)
+		}
+	}
+	cpu, err := scratch.CPUFaulted(scratch.M5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	need, err := scratch.Need(scratch.M5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		name   string
+		gb     float64
+		quoted string
+	}{
+		{"p.R + p.emb", cpu.GBs(), "0.052"},
+		{"prompt_gemm_need_bytes()", need.GBs(), "1.3586"}, // fitted: see package scratch
+		{"plan and prompt_gemm_init lines", need.GBs(), "1.36"},
+	} {
+		if !num.Matches(r.gb, num.MustParse(r.quoted)) {
+			t.Errorf("%s = %.6f GB; want %s at its printed precision", r.name, r.gb, r.quoted)
+		}
 	}
 }

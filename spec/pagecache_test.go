@@ -66,9 +66,10 @@ func pcCachedFile(t *testing.T, dir, name string, size int) string {
 	return path
 }
 
+// pcResidency counts path's resident pages with mincore, page by page.
 func pcResidency(t *testing.T, path string) pagecache.Count {
 	t.Helper()
-	r, err := pagecache.ResidencyOf(path)
+	r, err := pagecache.Options{Mincore: true}.Residency(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -642,10 +641,4 @@ func (s *Snapshot) readRecord(rel string) (*Record, error) {
 		rec.Env = map[string]string{}
 	}
 	return rec, nil
-}
-
-// MarshalNumber formats v as the runner's JSON writes numbers; used by the
-// fixture generator and tests.
-func MarshalNumber(v float64) json.Number {
-	return json.Number(strconv.FormatFloat(v, 'f', -1, 64))
 }

@@ -81,11 +81,11 @@ type Config struct {
 
 // Layout is the arena a Config yields.
 type Layout struct {
-	SlotBytes  Bytes // bytes of one expert slice: ceil(FileBytes / Slices)
-	SlotPages  int   // pages one slot occupies: ceil(SlotBytes / PageBytes)
-	StrideByte Bytes // bytes one slot occupies in the arena: SlotPages × PageBytes
-	Slots      int   // slots the arena holds: floor(ArenaBytes / StrideByte)
-	UsedBytes  Bytes // Slots × StrideByte, ≤ ArenaBytes
+	SlotBytes   Bytes // bytes of one expert slice: ceil(FileBytes / Slices)
+	SlotPages   int   // pages one slot occupies: ceil(SlotBytes / PageBytes)
+	StrideBytes Bytes // bytes one slot occupies in the arena: SlotPages × PageBytes
+	Slots       int   // slots the arena holds: floor(ArenaBytes / StrideBytes)
+	UsedBytes   Bytes // Slots × StrideBytes, ≤ ArenaBytes
 }
 
 // Errors of Plan. They are wrapped with the offending values.
@@ -117,16 +117,16 @@ func Plan(c Config) (Layout, error) {
 		return Layout{}, fmt.Errorf("arena: %d pages of %v: %w", pages, c.PageBytes, ErrOverflow)
 	}
 	l.SlotPages = int(pages)
-	l.StrideByte = Bytes(stride)
-	slots := c.ArenaBytes / l.StrideByte
+	l.StrideBytes = Bytes(stride)
+	slots := c.ArenaBytes / l.StrideBytes
 	if slots == 0 {
-		return Layout{}, fmt.Errorf("arena: %v arena, %v slot stride: %w", c.ArenaBytes, l.StrideByte, ErrNoSlot)
+		return Layout{}, fmt.Errorf("arena: %v arena, %v slot stride: %w", c.ArenaBytes, l.StrideBytes, ErrNoSlot)
 	}
 	if uint64(slots) > math.MaxInt {
 		return Layout{}, fmt.Errorf("arena: %d slots: %w", slots, ErrOverflow)
 	}
 	l.Slots = int(slots)
-	l.UsedBytes = slots * l.StrideByte
+	l.UsedBytes = slots * l.StrideBytes
 	return l, nil
 }
 

@@ -73,8 +73,8 @@ func TestPlanQ2_0(t *testing.T) {
 	if l.SlotPages != 85 {
 		t.Errorf("SlotPages = %d; want 85", l.SlotPages)
 	}
-	if l.StrideByte != 85*16384 {
-		t.Errorf("StrideByte = %v; want %d", l.StrideByte, 85*16384)
+	if l.StrideBytes != 85*16384 {
+		t.Errorf("StrideBytes = %v; want %d", l.StrideBytes, 85*16384)
 	}
 	if l.Slots != 2441 {
 		t.Errorf("Slots = %d; want 2441", l.Slots)
@@ -137,15 +137,15 @@ func TestPlanProperty(t *testing.T) {
 			t.Fatalf("Plan(%+v): %d slots × %d pages × %v = %v; want ≤ %v (UsedBytes %v)",
 				c, l.Slots, l.SlotPages, c.PageBytes, used, c.ArenaBytes, l.UsedBytes)
 		}
-		if used+l.StrideByte <= c.ArenaBytes {
+		if used+l.StrideBytes <= c.ArenaBytes {
 			t.Fatalf("Plan(%+v): %d slots leave room for one more (%v + %v ≤ %v)",
-				c, l.Slots, used, l.StrideByte, c.ArenaBytes)
+				c, l.Slots, used, l.StrideBytes, c.ArenaBytes)
 		}
 		if l.SlotBytes*Bytes(c.Slices) < c.FileBytes {
 			t.Fatalf("Plan(%+v): %d slots of %v do not hold the file", c, c.Slices, l.SlotBytes)
 		}
-		if l.StrideByte < l.SlotBytes || l.StrideByte-l.SlotBytes >= c.PageBytes {
-			t.Fatalf("Plan(%+v): stride %v for a %v slot; want the fewest pages that hold it", c, l.StrideByte, l.SlotBytes)
+		if l.StrideBytes < l.SlotBytes || l.StrideBytes-l.SlotBytes >= c.PageBytes {
+			t.Fatalf("Plan(%+v): stride %v for a %v slot; want the fewest pages that hold it", c, l.StrideBytes, l.SlotBytes)
 		}
 	}
 	if n < 1000 {

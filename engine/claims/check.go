@@ -22,10 +22,12 @@ const (
 	Stale                       // the quote is not in the plan at the row's place
 	CaveatMissing               // the row names a caveat the plan does not state beside the quote
 	BadSource                   // the source cannot be evaluated (run or metric gone)
+	Extra                       // the quote occurs more often at its place than the row binds (n=K)
 )
 
-var statusNames = [...]string{"match", "mismatch", "drops-runs", "stale", "caveat-missing", "bad-source"}
+var statusNames = [...]string{"match", "mismatch", "drops-runs", "stale", "caveat-missing", "bad-source", "extra"}
 
+// String returns the status's name, e.g. "match" or "drops-runs".
 func (s Status) String() string {
 	if int(s) < len(statusNames) {
 		return statusNames[s]
@@ -35,15 +37,19 @@ func (s Status) String() string {
 
 // Binding is the check of one row at one occurrence of its quote.
 type Binding struct {
-	Row       *Row
-	Token     plan.Token // the quote in the plan (zero when Stale)
-	Place     string     // the plan place of the quote (the row's place when Stale)
-	Status    Status
-	Raw       string // the source's value(s), printed like the quote
-	Source    string // where the value(s) came from
-	Msg       string // what is wrong, "" for a match
-	Dropped   []Item // DropsRuns: the runs of the set outside the quoted range
-	Elsewhere []Item // Mismatch: where else the quoted value is printed (empty: nowhere)
+	Row     *Row
+	Token   plan.Token // the quote in the plan (zero when Stale)
+	Place   string     // the plan place of the quote (the row's place when Stale)
+	Status  Status
+	Raw     string // the source's value(s), printed like the quote
+	Source  string // where the value(s) came from
+	Msg     string // what is wrong, "" for a match
+	Dropped []Item // DropsRuns: the runs of the set outside the quoted range
+	// Elsewhere holds, for a Mismatch, per part of the quote, the raw values
+	// of any run that print as that part in its unit (empty: in no run).
+	Elsewhere [][]Item
+	// PartOK says, per part of the quote, whether it equals its source.
+	PartOK []bool
 }
 
 // Unbound is a number in a claim section that no row binds.
@@ -128,20 +134,32 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 				Msg: fmt.Sprintf("%s: %q is no longer in the plan (claims row %s:%d)", row.Place, row.Quote, t.File, row.Line)})
 			continue
 		}
+		if len(refs) < row.N {
+			res.Bindings = append(res.Bindings, Binding{Row: row, Place: row.Place, Status: Stale,
+				Msg: fmt.Sprintf("%s: %q occurs %d times in the plan; claims row %s:%d binds %d (n=%d)", row.Place, row.Quote, len(refs), t.File, row.Line, row.N, row.N)})
+		}
 		vals, srcs, evalErr := evalRow(env, row)
 		for _, r := range refs {
 			r.bound = true
 			b := Binding{Row: row, Token: r.tok, Place: r.place}
 			switch {
+			case len(refs) > row.N:
+				b.Status, b.Msg = Extra, fmt.Sprintf("%s: %q occurs %d times; claims row %s:%d binds %d (n=%d): an edit or a copy made another, or the row needs n=%d", r.place, row.Quote, len(refs), t.File, row.Line, row.N, row.N, len(refs))
 			case evalErr != nil:
 				b.Status, b.Msg = BadSource, fmt.Sprintf("%s: source of %q cannot be read: %v", r.place, row.Quote, evalErr)
 			default:
 				compare(&b, vals, srcs, env)
 			}
-			if b.Status == Match && row.Caveat != "" {
-				if _, ok := doc.Caveat(row.Caveat, r.place); !ok {
+			if b.Status == Match {
+				var missing []string
+				for _, id := range row.Caveats {
+					if _, ok := doc.Caveat(id, r.place); !ok {
+						missing = append(missing, "("+id+")")
+					}
+				}
+				if len(missing) > 0 {
 					b.Status = CaveatMissing
-					b.Msg = fmt.Sprintf("%s: claims row %s:%d names caveat (%s), which the plan does not state in %s", r.place, t.File, row.Line, row.Caveat, r.place)
+					b.Msg = fmt.Sprintf("%s: claims row %s:%d names caveat %s, which the plan does not state in %s", r.place, t.File, row.Line, strings.Join(missing, ", "), r.place)
 				}
 			}
 			res.Bindings = append(res.Bindings, b)
@@ -234,6 +252,7 @@ func compare(b *Binding, vals []Value, srcs []string, env *Env) {
 		for i, v := range vals {
 			raw, good, msg := comparePart(parts[i], tk.Units[i], v)
 			raws = append(raws, raw)
+			b.PartOK = append(b.PartOK, good)
 			if !good {
 				ok = false
 				why = append(why, msg)
@@ -255,7 +274,8 @@ func compare(b *Binding, vals []Value, srcs []string, env *Env) {
 		}
 		b.Raw = withUnit(Format(v.Lo.Value, parts[0])+"–"+Format(v.Hi.Value, parts[1]), tk.Unit)
 		uok := unitOK(tk.Units[0], v.Lo.Unit)
-		if uok && num.Matches(v.Lo.Value, parts[0]) && num.Matches(v.Hi.Value, parts[1]) {
+		b.PartOK = []bool{uok && num.Matches(v.Lo.Value, parts[0]), uok && num.Matches(v.Hi.Value, parts[1])}
+		if b.PartOK[0] && b.PartOK[1] {
 			return
 		}
 		b.Status = Mismatch

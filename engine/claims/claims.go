@@ -16,7 +16,11 @@
 // is one expression per part of the quote separated by ";", or one
 // expression for the whole quote (a range over a set for a quoted range).
 // Options are key=value words: caveat=ID (the plan must state that caveat
-// beside the quote) and id=Fnn (the audit finding the row reproduces).
+// beside the quote; may be given more than once), id=Fnn (the audit
+// finding the row reproduces) and n=K (the quote occurs K times at the
+// place; 1 by default). A row binds every occurrence of its quote at its
+// place, and the count keeps an edit that turns one number into a copy of
+// its neighbour from passing silently.
 //
 // Expressions (see Expr): RUN:METRIC is a run's metric; @SET:METRIC the
 // metric over every run of a set; @SET the set itself; $NAME a constant; a
@@ -28,6 +32,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/num"
@@ -75,10 +80,11 @@ type Row struct {
 	Line    int
 	Place   string
 	Quote   string
-	Sources []*Expr // one per part, or one for the whole quote
-	Caveat  string  // caveat the plan must state beside the quote, "" for none
-	ID      string  // audit finding id (F08…), "" for none
-	Text    string  // the row as written
+	Sources []*Expr  // one per part, or one for the whole quote
+	Caveats []string // caveats the plan must state beside the quote (caveat=ID options, in order)
+	ID      string   // audit finding id (F08…), "" for none
+	N       int      // how many times the quote occurs at the place (n=K; 1 by default)
+	Text    string   // the row as written
 }
 
 // Error is a syntax error in the table.
@@ -112,7 +118,7 @@ func Load(file string) (*Table, error) {
 
 var (
 	nameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	optionRE = regexp.MustCompile(`^(caveat|id)=([A-Za-z0-9][A-Za-z0-9._-]*)$`)
+	optionRE = regexp.MustCompile(`^(caveat|id|n)=([A-Za-z0-9][A-Za-z0-9._-]*)$`)
 	placeRE  = regexp.MustCompile(`^(§[0-9]+(\.[0-9A-Za-z]+)*)?( ?#[0-9]+)?$`)
 )
 
@@ -241,7 +247,7 @@ func parseRow(text string) (*Row, error) {
 	for i := range f {
 		f[i] = strings.TrimSpace(f[i])
 	}
-	r := &Row{Place: strings.Join(strings.Fields(f[0]), " "), Quote: f[1], Text: text}
+	r := &Row{Place: strings.Join(strings.Fields(f[0]), " "), Quote: f[1], Text: text, N: 1}
 	if !placeRE.MatchString(r.Place) || r.Place == "" {
 		return nil, fmt.Errorf("row: place %q: want a place like §7.1 #5", r.Place)
 	}
@@ -259,13 +265,19 @@ func parseRow(text string) (*Row, error) {
 		for _, o := range strings.Fields(f[3]) {
 			m := optionRE.FindStringSubmatch(o)
 			if m == nil {
-				return nil, fmt.Errorf("row: option %q: want caveat=ID or id=Fnn", o)
+				return nil, fmt.Errorf("row: option %q: want caveat=ID, id=Fnn or n=K", o)
 			}
 			switch m[1] {
 			case "caveat":
-				r.Caveat = m[2]
+				r.Caveats = append(r.Caveats, m[2])
 			case "id":
 				r.ID = m[2]
+			case "n":
+				n, err := strconv.Atoi(m[2])
+				if err != nil || n < 1 {
+					return nil, fmt.Errorf("row: option %q: want n=K with K ≥ 1", o)
+				}
+				r.N = n
 			}
 		}
 	}

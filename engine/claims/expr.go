@@ -32,6 +32,7 @@ type Expr struct {
 	Args   []*Expr    // OpCall
 }
 
+// String prints the expression in the claims table's syntax.
 func (e *Expr) String() string {
 	switch e.Op {
 	case OpNumber:
@@ -131,7 +132,12 @@ func (p *exprParser) expr() (*Expr, error) {
 	case c == '-' || '0' <= c && c <= '9':
 		j := p.i
 		p.i++
-		for p.i < len(p.s) && (unicode.IsDigit(rune(p.s[p.i])) || strings.IndexByte(".,eE+-", p.s[p.i]) >= 0) {
+		for p.i < len(p.s) {
+			c := p.s[p.i]
+			group := c == ',' && p.i+3 < len(p.s) && allDigits(p.s[p.i+1:p.i+4]) && (p.i+4 == len(p.s) || !unicode.IsDigit(rune(p.s[p.i+4])))
+			if !unicode.IsDigit(rune(c)) && strings.IndexByte(".eE+-", c) < 0 && !group {
+				break
+			}
 			p.i++
 		}
 		n, err := num.Parse(p.s[j:p.i])
@@ -191,4 +197,13 @@ func (p *exprParser) expr() (*Expr, error) {
 		return &Expr{Op: OpMetric, Run: n, Metric: m}, nil
 	}
 	return &Expr{Op: OpWord, Name: n}, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

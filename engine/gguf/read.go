@@ -62,6 +62,8 @@ type decoder struct {
 	size int64
 	err  error
 	buf  [8]byte
+
+	scratch []byte // reused for short strings
 }
 
 func (d *decoder) failf(at int64, format string, args ...any) {
@@ -148,6 +150,16 @@ func (d *decoder) str(what string) string {
 	if n > uint64(d.remaining()) {
 		d.failf(at, "%s length %d exceeds the %d bytes left in file", what, n, d.remaining())
 		return ""
+	}
+	if n <= 4096 { // the common case: read into a reused buffer, one allocation
+		if uint64(cap(d.scratch)) < n {
+			d.scratch = make([]byte, 4096)
+		}
+		b := d.scratch[:n]
+		if !d.read(b, what) {
+			return ""
+		}
+		return string(b)
 	}
 	// Read long strings in chunks so memory follows the bytes present.
 	b := make([]byte, 0, min(n, 1<<20))

@@ -1,19 +1,20 @@
 package gguf
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// sharedVocab opens a real vocabulary from ../shared/vocab beside the module
-// root, or skips the test saying why.
-func sharedVocab(t *testing.T, name string) (*File, *Vocab) {
-	t.Helper()
+// sharedVocabPath returns the path of a real vocabulary in ../shared/vocab
+// beside the module root, or an error saying why it is not there.
+func sharedVocabPath(name string) (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -21,13 +22,24 @@ func sharedVocab(t *testing.T, name string) (*File, *Vocab) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatalf("no go.mod above the test directory")
+			return "", errors.New("no go.mod above the test directory")
 		}
 		dir = parent
 	}
 	path := filepath.Join(dir, "..", "shared", "vocab", name)
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("real vocabulary %s absent (%v): skipping", path, err)
+		return "", fmt.Errorf("real vocabulary %s absent (%v)", path, err)
+	}
+	return path, nil
+}
+
+// sharedVocab opens a real vocabulary from ../shared/vocab beside the module
+// root, or skips the test saying why.
+func sharedVocab(t *testing.T, name string) (*File, *Vocab) {
+	t.Helper()
+	path, err := sharedVocabPath(name)
+	if err != nil {
+		t.Skipf("%v: skipping", err)
 	}
 	f, err := Open(path)
 	if err != nil {

@@ -31,7 +31,7 @@ func TestDarwinEvictWarm(t *testing.T) {
 	if !res.Verified || res.After.Fraction() > EvictTolerance {
 		t.Errorf("Evict = verified %v, %v → %v, reasons %+v; want ≤ 1 %% resident", res.Verified, res.Before.Count, res.After.Count, res.Reasons)
 	}
-	if r, err := ResidencyOf(path); err != nil || r.Fraction() > EvictTolerance {
+	if r, err := Residency(path); err != nil || r.Fraction() > EvictTolerance {
 		t.Errorf("after Evict: %v, %v; want ≤ 1 %% resident", r.Count, err)
 	}
 }

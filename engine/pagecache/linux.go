@@ -57,18 +57,20 @@ func (linux) measure(f *os.File, size int64, ranges []Range, quick bool) (Readin
 	if err := unix.Fstatfs(int(f.Fd()), &fs); err != nil {
 		return Reading{}, fmt.Errorf("pagecache: statfs %s: %w", f.Name(), err)
 	}
-	r.Tmpfs = memoryFS(fs.Type)
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-		return Reading{}, fmt.Errorf("pagecache: stat %s: %w", f.Name(), err)
+	r.Tmpfs = memoryFS(uint32(fs.Type))
+	if r.Method == "mincore" { // cachestat refuses rather than lies
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+			return Reading{}, fmt.Errorf("pagecache: stat %s: %w", f.Name(), err)
+		}
+		r.Unverifiable = trust(f.Name(), st.Uid)
 	}
-	r.Unverifiable = trust(f.Name(), st.Uid)
 	return r, nil
 }
 
 // memoryFS reports whether a statfs magic number is a file system that keeps
 // its files only in memory.
-func memoryFS(magic int64) bool {
+func memoryFS(magic uint32) bool {
 	switch magic {
 	case unix.TMPFS_MAGIC, unix.RAMFS_MAGIC, unix.HUGETLBFS_MAGIC:
 		return true

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,7 +32,7 @@ func diskDir(t testing.TB) string {
 	}
 	for _, b := range bases {
 		var fs unix.Statfs_t
-		if unix.Statfs(b, &fs) != nil || memoryFS(fs.Type) {
+		if unix.Statfs(b, &fs) != nil || memoryFS(uint32(fs.Type)) {
 			continue
 		}
 		d, err := os.MkdirTemp(b, "pagecache-test-")
@@ -73,10 +74,14 @@ func writeFile(t testing.TB, dir, name string, size int) string {
 	return path
 }
 
-// resident measures path independently of any Result.
+// resident measures path with mincore, page by page, independently of any
+// Result.
 func resident(t testing.TB, path string) Count {
 	t.Helper()
-	r, err := ResidencyOf(path)
+	r, err := Options{Mincore: true}.Residency(path)
+	if err == nil && r.Method != "mincore" {
+		t.Fatalf("Options{Mincore: true}.Residency used %q", r.Method)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,34 +91,40 @@ func resident(t testing.TB, path string) Count {
 const testSize = 16<<20 + 123 // a partial last page
 
 func TestEvictWarm(t *testing.T) {
-	path := writeFile(t, diskDir(t), "f", testSize)
-	pages := int64((testSize + os.Getpagesize() - 1) / os.Getpagesize())
-	if c := resident(t, path); c.Total != pages || c.Resident != pages {
-		t.Fatalf("after writing: %v; want all %d pages resident", c, pages)
-	}
+	dir := diskDir(t)
+	for _, o := range []Options{{}, {Mincore: true}} {
+		path := writeFile(t, dir, fmt.Sprintf("f%v", o.Mincore), testSize)
+		pages := int64((testSize + os.Getpagesize() - 1) / os.Getpagesize())
+		if c := resident(t, path); c.Total != pages || c.Resident != pages {
+			t.Fatalf("after writing: %v; want all %d pages resident", c, pages)
+		}
 
-	ev, err := Evict(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ev.Verified || ev.Before.Resident != pages || ev.After.Fraction() > EvictTolerance {
-		t.Errorf("Evict(%q) = verified %v, %v → %v, reasons %+v; want verified, all → ≤ 1 %%",
-			path, ev.Verified, ev.Before.Count, ev.After.Count, ev.Reasons)
-	}
-	if c := resident(t, path); c.Fraction() > EvictTolerance {
-		t.Errorf("after Evict(%q): %v resident; want ≤ 1 %%", path, c)
-	}
+		ev, err := o.Evict(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ev.Verified || ev.Before.Resident != pages || ev.After.Fraction() > EvictTolerance {
+			t.Errorf("%+v.Evict(%q) = verified %v, %v → %v, reasons %+v; want verified, all → ≤ 1 %%",
+				o, path, ev.Verified, ev.Before.Count, ev.After.Count, ev.Reasons)
+		}
+		if o.Mincore && ev.After.Method != "mincore" {
+			t.Errorf("%+v.Evict counted with %q; want mincore", o, ev.After.Method)
+		}
+		if c := resident(t, path); c.Fraction() > EvictTolerance {
+			t.Errorf("after %+v.Evict(%q): %v resident; want ≤ 1 %%", o, path, c)
+		}
 
-	w, err := Warm(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !w.Verified || w.After.Resident != pages || w.Bytes != testSize {
-		t.Errorf("Warm(%q) = verified %v, %v → %v, %d bytes; want verified, all %d pages, %d bytes",
-			path, w.Verified, w.Before.Count, w.After.Count, w.Bytes, pages, testSize)
-	}
-	if c := resident(t, path); c.Resident != pages {
-		t.Errorf("after Warm(%q): %v resident; want all", path, c)
+		w, err := o.Warm(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !w.Verified || w.After.Resident != pages || w.Bytes != testSize {
+			t.Errorf("%+v.Warm(%q) = verified %v, %v → %v, %d bytes; want verified, all %d pages, %d bytes",
+				o, path, w.Verified, w.Before.Count, w.After.Count, w.Bytes, pages, testSize)
+		}
+		if c := resident(t, path); c.Resident != pages {
+			t.Errorf("after %+v.Warm(%q): %v resident; want all", o, path, c)
+		}
 	}
 }
 
@@ -136,10 +147,14 @@ func (madviseDontneed) evict(f *os.File, size int64) error {
 
 func TestVerifierCatchesNoOpEviction(t *testing.T) {
 	dir := diskDir(t)
-	for _, p := range []platform{noop{}, madviseDontneed{}} {
-		name := fmt.Sprintf("%T", p)
-		path := writeFile(t, dir, strings.TrimPrefix(name, "pagecache."), testSize)
-		res, err := evict(p, path)
+	for _, tc := range []struct {
+		p     platform
+		quick bool
+	}{{noop{}, true}, {noop{}, false}, {madviseDontneed{}, true}, {madviseDontneed{}, false}} {
+		p := tc.p
+		name := fmt.Sprintf("%T quick=%v", p, tc.quick)
+		path := writeFile(t, dir, strings.TrimPrefix(fmt.Sprintf("%T%v", p, tc.quick), "pagecache."), testSize)
+		res, err := evict(p, path, tc.quick)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -157,7 +172,7 @@ func TestVerifierCatchesNoOpEviction(t *testing.T) {
 
 func TestTmpfsNotEvictable(t *testing.T) {
 	var fs unix.Statfs_t
-	if err := unix.Statfs("/dev/shm", &fs); err != nil || !memoryFS(fs.Type) {
+	if err := unix.Statfs("/dev/shm", &fs); err != nil || !memoryFS(uint32(fs.Type)) {
 		t.Skip("no tmpfs at /dev/shm")
 	}
 	d, err := os.MkdirTemp("/dev/shm", "pagecache-test-")
@@ -179,9 +194,9 @@ func TestTmpfsNotEvictable(t *testing.T) {
 
 func TestEmptyFile(t *testing.T) {
 	path := writeFile(t, diskDir(t), "empty", 0)
-	r, err := ResidencyOf(path, Range{0, 0})
+	r, err := Residency(path, Range{0, 0})
 	if err != nil || r.Count != (Count{}) || len(r.Ranges) != 1 || r.Ranges[0].Count != (Count{}) {
-		t.Errorf("ResidencyOf(empty) = %+v, %v; want 0/0 pages", r, err)
+		t.Errorf("Residency(empty) = %+v, %v; want 0/0 pages", r, err)
 	}
 	for _, op := range []func(string) (Result, error){Evict, Warm} {
 		res, err := op(path)
@@ -208,7 +223,7 @@ func TestRanges(t *testing.T) {
 	f.Close()
 	ps := int64(os.Getpagesize())
 	head, tail := Range{0, 1 << 20}, Range{testSize - 4<<20, 0}
-	r, err := ResidencyOf(path, head, tail)
+	r, err := Residency(path, head, tail)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,9 +246,9 @@ func TestErrors(t *testing.T) {
 		f    func() error
 		want string
 	}{
-		{"missing", func() error { _, err := ResidencyOf(filepath.Join(dir, "nope")); return err }, "no such file"},
+		{"missing", func() error { _, err := Residency(filepath.Join(dir, "nope")); return err }, "no such file"},
 		{"directory", func() error { _, err := Evict(dir); return err }, "not a regular file"},
-		{"range", func() error { _, err := ResidencyOf(path, Range{4000, 200}); return err }, "outside the file"},
+		{"range", func() error { _, err := Residency(path, Range{4000, 200}); return err }, "outside the file"},
 	}
 	// A sysfs attribute is a regular file of 4096 bytes that cannot be mapped.
 	if _, err := os.Stat("/sys/kernel/profiling"); err == nil {
@@ -241,7 +256,7 @@ func TestErrors(t *testing.T) {
 			name string
 			f    func() error
 			want string
-		}{"unmappable", func() error { _, err := ResidencyOf("/sys/kernel/profiling"); return err }, "mmap /sys/kernel/profiling"})
+		}{"unmappable", func() error { _, err := (Options{Mincore: true}).Residency("/sys/kernel/profiling"); return err }, "mmap /sys/kernel/profiling"})
 	}
 	for _, tt := range tests {
 		err := tt.f()
@@ -452,5 +467,48 @@ func TestDirty(t *testing.T) {
 	if len(res.Reasons) != 1 || res.Reasons[0].Reason != ReasonDirty || res.Reasons[0].Pages != res.After.Resident {
 		t.Errorf("Evict(dirty file) = before %v (%d dirty), after %v, reasons %+v; want every page that stayed reported dirty",
 			res.Before.Count, res.Before.Dirty, res.After.Count, res.Reasons)
+	}
+}
+
+// TestParallelScan checks the split of a window across goroutines: pages
+// read on either side of the split points are counted where they are.
+func TestParallelScan(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	const size = 3*parallelMin + 5<<20 // 3 workers, chunks of ~65.7 MiB
+	path := writeFile(t, diskDir(t), "f", size)
+	if res, err := Evict(path); err != nil || !res.Verified {
+		t.Fatalf("Evict = %+v, %v", res, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_RANDOM); err != nil {
+		t.Fatal(err)
+	}
+	ps := int64(os.Getpagesize())
+	chunk := ((size/3 + ps - 1) / ps) * ps
+	read := []Range{{0, ps}, {chunk - ps, 2 * ps}, {2*chunk - ps, 2 * ps}, {size - ps, ps}}
+	for _, r := range read {
+		if _, err := f.ReadAt(make([]byte, r.Len), r.Off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Options{Mincore: true}.Residency(path, read...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range read {
+		if c := got.Ranges[i].Count; c.Resident != c.Total || c.Total != r.Len/ps {
+			t.Errorf("range %+v = %v; want all %d pages resident", r, c, r.Len/ps)
+		}
+	}
+	if got.Resident != 6 {
+		t.Errorf("whole file %v; want the 6 pages read", got.Count)
+	}
+	quick, err := Residency(path)
+	if err != nil || quick.Count != got.Count {
+		t.Errorf("default count %v (%s), %v; want mincore's %v", quick.Count, quick.Method, err, got.Count)
 	}
 }

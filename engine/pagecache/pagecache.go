@@ -13,11 +13,11 @@
 // O_RDONLY, mapped PROT_READ, and nothing is ever written to them.
 //
 // Linux uses mmap and the raw mincore system call, posix_fadvise(DONTNEED) to
-// evict and sequential preads to warm; on Linux 6.5 and later Evict and Warm
-// count pages before and after with cachestat (the kernel's own count of the
-// file's cached pages, which agrees with mincore page for page and costs a
-// fraction of a millisecond on a 2 GiB file), while ResidencyOf always scans
-// with mincore. darwin uses libSystem's mincore through purego and
+// evict and sequential preads to warm. On Linux 6.5 and later a whole-file
+// count uses cachestat instead of mincore by default: the kernel's own count
+// of the file's cached pages, which the tests check against mincore page for
+// page and which costs a fraction of a millisecond on a 2 GiB file where
+// mincore takes tens (Options.Mincore forces mincore). darwin uses libSystem's mincore through purego and
 // msync(MS_SYNC|MS_INVALIDATE) on a shared mapping to evict; it was
 // cross-compiled and vetted, not run. Other systems get an "unsupported on
 // GOOS/GOARCH" error.
@@ -80,9 +80,9 @@ type Reading struct {
 	// ramfs): its pages cannot be evicted, only deleted.
 	Tmpfs bool `json:"tmpfs,omitempty"`
 	// Method is how the pages were counted: "mincore" (page by page, the
-	// only method with per-range counts) or, for the readings of Evict and
-	// Warm on Linux 6.5 and later, "cachestat" (the kernel's count of the
-	// file's cached pages, hundreds of times faster on large files).
+	// only method with per-range counts) or, for whole-file counts on Linux
+	// 6.5 and later, "cachestat" (the kernel's count of the file's cached
+	// pages; see Options).
 	Method string `json:"method"`
 	// Unverifiable, when not empty, says why this reading cannot be trusted
 	// (on Linux, mincore reports every page resident to a caller that
@@ -159,34 +159,59 @@ type platform interface {
 	explain(f *os.File, before, after Reading) []Stay
 }
 
-// ResidencyOf measures which of path's pages are resident, for the whole file
-// and for each range given.
-func ResidencyOf(path string, ranges ...Range) (Reading, error) {
-	if host == nil {
-		return Reading{}, ErrUnsupported
-	}
-	return residency(host, path, ranges)
+// Options chooses how an operation counts pages. The zero value is what the
+// package-level functions use.
+type Options struct {
+	// Mincore counts every reading page by page with mincore, even where the
+	// kernel offers an exact count of the file's cached pages (cachestat,
+	// Linux 6.5 and later) that is hundreds of times faster on large files.
+	// Per-range readings always use mincore.
+	Mincore bool
 }
 
-// Evict drops path's pages from the page cache and verifies with mincore
-// that at most EvictTolerance of them remain. A result that is not verified
-// is not an error: its Reasons say why pages stayed. Errors are for files
-// that cannot be opened, mapped or measured.
+// Residency measures which of path's pages are resident, for the whole file
+// and for each range given.
+func Residency(path string, ranges ...Range) (Reading, error) {
+	return Options{}.Residency(path, ranges...)
+}
+
+// Evict drops path's pages from the page cache and verifies, by counting
+// them, that at most EvictTolerance of them remain. A result that is not
+// verified is not an error: its Reasons say why pages stayed. Errors are for
+// files that cannot be opened, mapped or measured.
 func Evict(path string) (Result, error) {
-	if host == nil {
-		return Result{}, ErrUnsupported
-	}
-	return evict(host, path)
+	return Options{}.Evict(path)
 }
 
 // Warm reads path sequentially in 1 MiB preads, which brings every page into
 // the page cache (posix_fadvise(WILLNEED) or madvise(WILLNEED) only start a
-// bounded read-ahead), and verifies with mincore that every page is resident.
+// bounded read-ahead), and verifies that every page is resident.
 func Warm(path string) (Result, error) {
+	return Options{}.Warm(path)
+}
+
+// Residency is the package's Residency, counting as o says.
+func (o Options) Residency(path string, ranges ...Range) (Reading, error) {
+	if host == nil {
+		return Reading{}, ErrUnsupported
+	}
+	return residency(host, path, ranges, !o.Mincore)
+}
+
+// Evict is the package's Evict, counting as o says.
+func (o Options) Evict(path string) (Result, error) {
 	if host == nil {
 		return Result{}, ErrUnsupported
 	}
-	return warm(host, path)
+	return evict(host, path, !o.Mincore)
+}
+
+// Warm is the package's Warm, counting as o says.
+func (o Options) Warm(path string) (Result, error) {
+	if host == nil {
+		return Result{}, ErrUnsupported
+	}
+	return warm(host, path, !o.Mincore)
 }
 
 // open opens path read-only and checks that it is a regular file.
@@ -207,7 +232,7 @@ func open(path string) (*os.File, int64, error) {
 	return f, st.Size(), nil
 }
 
-func residency(p platform, path string, ranges []Range) (Reading, error) {
+func residency(p platform, path string, ranges []Range, quick bool) (Reading, error) {
 	f, size, err := open(path)
 	if err != nil {
 		return Reading{}, err
@@ -216,17 +241,17 @@ func residency(p platform, path string, ranges []Range) (Reading, error) {
 	if err := checkRanges(path, size, ranges); err != nil {
 		return Reading{}, err
 	}
-	return p.measure(f, size, ranges, false)
+	return p.measure(f, size, ranges, quick)
 }
 
-func evict(p platform, path string) (Result, error) {
+func evict(p platform, path string, quick bool) (Result, error) {
 	f, size, err := open(path)
 	if err != nil {
 		return Result{}, err
 	}
 	defer f.Close()
 	res := Result{Op: OpEvict, Path: path}
-	if res.Before, err = p.measure(f, size, nil, true); err != nil {
+	if res.Before, err = p.measure(f, size, nil, quick); err != nil {
 		return res, err
 	}
 	start := time.Now()
@@ -234,7 +259,7 @@ func evict(p platform, path string) (Result, error) {
 		return res, fmt.Errorf("pagecache: evict %s: %w", path, err)
 	}
 	res.Elapsed = time.Since(start)
-	if res.After, err = p.measure(f, size, nil, true); err != nil {
+	if res.After, err = p.measure(f, size, nil, quick); err != nil {
 		return res, err
 	}
 	a := res.After
@@ -245,14 +270,14 @@ func evict(p platform, path string) (Result, error) {
 	return res, nil
 }
 
-func warm(p platform, path string) (Result, error) {
+func warm(p platform, path string, quick bool) (Result, error) {
 	f, size, err := open(path)
 	if err != nil {
 		return Result{}, err
 	}
 	defer f.Close()
 	res := Result{Op: OpWarm, Path: path}
-	if res.Before, err = p.measure(f, size, nil, true); err != nil {
+	if res.Before, err = p.measure(f, size, nil, quick); err != nil {
 		return res, err
 	}
 	start := time.Now()
@@ -263,7 +288,7 @@ func warm(p platform, path string) (Result, error) {
 		return res, fmt.Errorf("pagecache: warm %s: %w", path, err)
 	}
 	res.Elapsed = time.Since(start)
-	if res.After, err = p.measure(f, size, nil, true); err != nil {
+	if res.After, err = p.measure(f, size, nil, quick); err != nil {
 		return res, err
 	}
 	a := res.After

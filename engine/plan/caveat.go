@@ -32,6 +32,9 @@ var caveatRE = regexp.MustCompile(`^\s*>\s*\*\*Caveat\*\*\s*\(([A-Za-z0-9][A-Za-
 
 // caveatLine reports whether text opens a caveat, and returns its id and text.
 func caveatLine(text string) (id, body string, ok bool) {
+	if !strings.Contains(text, "**Caveat**") {
+		return "", "", false
+	}
 	m := caveatRE.FindStringSubmatch(text)
 	if m == nil {
 		return "", "", false

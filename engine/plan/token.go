@@ -22,6 +22,7 @@ const (
 
 var kindNames = [...]string{"single", "range", "arrow", "sum", "plusminus"}
 
+// String returns the kind's name: "single", "range", "arrow", "sum" or "plusminus".
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
@@ -296,7 +297,7 @@ func scanToken(s string, i int) (Token, int, bool) {
 		}
 		ds := k // first digit of the next part
 		if kind == Arrow || kind == PlusMinus {
-			for _, sign := range []string{"-", "−"} {
+			for _, sign := range signs {
 				if strings.HasPrefix(s[k:], sign) {
 					ds = k + len(sign)
 				}
@@ -536,19 +537,22 @@ func boundary(s string, k int) bool {
 	return true
 }
 
+// conns are the joiners between the parts of a token, longest first.
+var conns = []struct {
+	text string
+	kind Kind
+}{
+	{" → ", Arrow}, {"→", Arrow}, {" -> ", Arrow}, {"->", Arrow},
+	{" – ", Range}, {"–", Range}, {"—", Range}, {"-", Range},
+	{" + ", Sum}, {" ± ", PlusMinus}, {"±", PlusMinus},
+}
+
+var signs = []string{"-", "−"}
+
 // connector reads a joiner after a token part at s[j] and returns the kind it
 // makes and the index of the next part, or -1. A token keeps one kind:
 // "a + b + c" is a sum of three, "a–b → c–d" is not joined.
 func connector(s string, j int, cur Kind, parts int) (Kind, int) {
-	type conn struct {
-		text string
-		kind Kind
-	}
-	conns := []conn{
-		{" → ", Arrow}, {"→", Arrow}, {" -> ", Arrow}, {"->", Arrow},
-		{" – ", Range}, {"–", Range}, {"—", Range}, {"-", Range},
-		{" + ", Sum}, {" ± ", PlusMinus}, {"±", PlusMinus},
-	}
 	for _, c := range conns {
 		if !strings.HasPrefix(s[j:], c.text) {
 			continue

@@ -54,7 +54,10 @@ func init() {
 // checkArena checks the strata runs' arenas: each run's logged size against
 // its environment, one size across all runs, and the slot counts per
 // `.experts` file — computed from the file and page size where the arena has
-// one size class, identical across runs where it has several.
+// one size class, identical across runs where it has several. One size
+// across all strata runs is stronger than one size across the runs a claim
+// compares, and is what the audit checked ("uniform arena"). slices and page
+// are used where a run's log does not print the slice count or page size.
 func checkArena(runs []arenaRun, slices int, page arena.Bytes) []finding.Finding {
 	var out []finding.Finding
 	add := func(sev finding.Severity, r arenaRun, m tail.Metric, raw, format string, args ...any) {
@@ -68,6 +71,7 @@ func checkArena(runs []arenaRun, slices int, page arena.Bytes) []finding.Finding
 
 	// Each run: the logged arena is the one the environment asked for.
 	sizes := map[arena.Bytes][]arenaRun{}
+	pinned := 0
 	for _, r := range runs {
 		if !r.HasEnv {
 			add(finding.Fail, r, r.ArenaGB, "", "run %s: %s is not set, so the arena size is the engine's choice and not pinned", r.Name, ArenaEnv)
@@ -92,11 +96,12 @@ func checkArena(runs []arenaRun, slices int, page arena.Bytes) []finding.Finding
 			add(finding.Fail, r, r.ArenaGB, r.Env, "run %s: logged arena %s GB ≠ %s=%s", r.Name, r.ArenaGB.Num.Text, ArenaEnv, r.Env)
 		}
 		sizes[b] = append(sizes[b], r)
+		pinned++
 	}
 
 	// One arena size across the runs: the audit's "uniform arena", without
 	// which no two runs' hit rates or fills compare.
-	if len(sizes) == 1 {
+	if len(sizes) == 1 && pinned == len(runs) {
 		for b, rs := range sizes {
 			r := rs[0]
 			add(finding.Pass, r, r.ArenaGB, r.Env, "uniform arena: %s=%s and expert arena %s GB logged in all %d strata runs (%s bytes)",
@@ -117,8 +122,8 @@ func checkArena(runs []arenaRun, slices int, page arena.Bytes) []finding.Finding
 		common := sizes[keys[0]]
 		for _, b := range keys[1:] {
 			for _, r := range sizes[b] {
-				add(finding.Fail, r, r.ArenaGB, r.Env, "arena not uniform: run %s has %s=%s (%s GB logged); the other %d runs have %s (%s GB)",
-					r.Name, ArenaEnv, r.Env, r.ArenaGB.Num.Text, len(common), common[0].Env, common[0].ArenaGB.Num.Text)
+				add(finding.Fail, r, r.ArenaGB, r.Env, "arena not uniform: run %s has %s=%s (%s GB logged); %d of the %d runs have %s (%s GB)",
+					r.Name, ArenaEnv, r.Env, r.ArenaGB.Num.Text, len(common), pinned, common[0].Env, common[0].ArenaGB.Num.Text)
 			}
 		}
 	}
@@ -194,10 +199,10 @@ func arenaSlots(file string, rs []arenaRun, slices int, page arena.Bytes) []find
 	if ok {
 		filled := ""
 		if first.logged(first.Filled) {
-			filled = fmt.Sprintf(" (%s filled)", first.Filled.Num.Text)
+			filled = fmt.Sprintf(" (%s filled)", arenaCount(first.Filled))
 		}
-		add(finding.Pass, first, first.Slots, first.Slots.Num.Text, "%s: %s slots%s in %s size classes, identical in %d runs (%s)",
-			file, first.Slots.Num.Text, filled, first.Classes.Num.Text, len(rs), arenaNames(rs))
+		add(finding.Pass, first, first.Slots, first.Slots.Num.Text, "%s: %s slots%s in %s size classes, identical in %d runs (%s); with several classes the slot count is not derived from the file size",
+			file, arenaCount(first.Slots), filled, arenaCount(first.Classes), len(rs), arenaNames(rs))
 	}
 	return out
 }
@@ -212,6 +217,7 @@ func arenaUniform(file string, rs []arenaRun, slices int, page arena.Bytes) []fi
 	}
 	ok := true
 	var pass []string
+	passRaw := ""
 	for _, r := range rs {
 		if r.FileGiB.Text == "" {
 			ok = false
@@ -274,8 +280,8 @@ func arenaUniform(file string, rs []arenaRun, slices int, page arena.Bytes) []fi
 		want := num.Format(float64(l.Slots), 0)
 		if r.Slots.Value() != float64(l.Slots) {
 			ok = false
-			add(finding.Fail, r, r.Slots, want, "%s run %s: logged %s slots; %s GiB / %s slices → %d pages of %s per slot, and %s GB / (%d × %s) = %s slots",
-				file, r.Name, r.Slots.Num.Text, r.FileGiB.Text, num.Format(float64(slices), 0), l.SlotPages, arenaPage(page), r.Env, l.SlotPages, arenaPage(page), want)
+			add(finding.Fail, r, r.Slots, want, "%s run %s: logged %s slots; %s GiB / %s slices → %d pages of %s per slot, and %s / (%d × %s) = %s slots",
+				file, r.Name, r.Slots.Num.Text, r.FileGiB.Text, num.Format(float64(slices), 0), l.SlotPages, arenaPage(page), arenaSize(r), l.SlotPages, arenaPage(page), want)
 		}
 		if r.logged(r.Pages) && r.Pages.Value() != float64(l.SlotPages) {
 			ok = false
@@ -288,14 +294,15 @@ func arenaUniform(file string, rs []arenaRun, slices int, page arena.Bytes) []fi
 		}
 		if len(pass) == 0 {
 			pass = append(pass,
-				fmt.Sprintf("%s: %s GiB / %s slices = %s MB = %.1f × %s → %d pages per slot; %s GB / (%d × %s) = %s slots in 1 size class",
+				fmt.Sprintf("%s: %s GiB / %s slices = %s MB = %.1f × %s → %d pages per slot; %s / (%d × %s) = %s slots in 1 size class",
 					file, r.FileGiB.Text, num.Format(float64(slices), 0), num.Format(float64(l.SlotBytes)/float64(arena.MB), 2),
-					float64(l.SlotBytes)/float64(page), arenaPage(page), l.SlotPages, r.Env, l.SlotPages, arenaPage(page), want))
+					float64(l.SlotBytes)/float64(page), arenaPage(page), l.SlotPages, arenaSize(r), l.SlotPages, arenaPage(page), want))
+			passRaw = want
 		}
 	}
 	if ok && len(pass) > 0 {
 		first := rs[0]
-		add(finding.Pass, first, first.Slots, first.Slots.Num.Text, "%s, as logged in %d runs (%s)", pass[0], len(rs), arenaNames(rs))
+		add(finding.Pass, first, first.Slots, passRaw, "%s, as logged in %d runs (%s)", pass[0], len(rs), arenaNames(rs))
 	}
 	return out
 }
@@ -313,6 +320,23 @@ func arenaCommon(rs []arenaRun, get func(arenaRun) tail.Metric) (string, int) {
 		}
 	}
 	return best, n
+}
+
+// arenaSize prints a run's arena size as the arithmetic uses it: the
+// environment's exact value, with the logged size beside it.
+func arenaSize(r arenaRun) string {
+	if r.logged(r.ArenaGB) {
+		return fmt.Sprintf("%s GB (%s=%s)", r.ArenaGB.Num.Text, ArenaEnv, r.Env)
+	}
+	return fmt.Sprintf("%s GB (%s)", r.Env, ArenaEnv)
+}
+
+// arenaCount prints a logged count with thousands separators.
+func arenaCount(m tail.Metric) string {
+	if m.Num.Text == "" {
+		return "(not logged)"
+	}
+	return num.Format(m.Value(), 0)
 }
 
 func arenaText(m tail.Metric) string {

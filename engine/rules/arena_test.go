@@ -46,7 +46,7 @@ func TestCheckArena(t *testing.T) {
 	}{
 		{name: "as audited", edit: func([]arenaRun) {}},
 		{name: "Q2_0 slot count changed", edit: func(rs []arenaRun) { rs[0].Slots = arenaMetric("2442", 11) },
-			want: []string{"Q2_0 run run00: logged 2442 slots; 15.820 GiB / 12,288 slices → 85 pages of 16 KiB per slot, and 3.4 GB / (85 × 16 KiB) = 2,441 slots"}},
+			want: []string{"Q2_0 run run00: logged 2442 slots; 15.820 GiB / 12,288 slices → 85 pages of 16 KiB per slot, and 3.40 GB (STRATA_METAL_ARENA_GB=3.4) / (85 × 16 KiB) = 2,441 slots"}},
 		{name: "Q2_0 pages logged right", edit: func(rs []arenaRun) { rs[1].Pages = arenaMetric("85", 11) }},
 		{name: "Q2_0 pages changed", edit: func(rs []arenaRun) { rs[1].Pages = arenaMetric("84", 11) },
 			want: []string{"Q2_0 run run01: logged 84 pages per slot; 15.820 GiB / 12,288 slices = 84.37 × 16 KiB → 85 pages"}},
@@ -57,8 +57,8 @@ func TestCheckArena(t *testing.T) {
 		{name: "one run with another arena size", edit: func(rs []arenaRun) {
 			rs[3].Env, rs[3].ArenaGB = "3.6", arenaMetric("3.60", 10)
 		}, want: []string{
-			"arena not uniform: run run03 has STRATA_METAL_ARENA_GB=3.6 (3.60 GB logged); the other 13 runs have 3.4 (3.40 GB)",
-			"Q2_0 run run03: logged 2441 slots; 15.820 GiB / 12,288 slices → 85 pages of 16 KiB per slot, and 3.6 GB / (85 × 16 KiB) = 2,585 slots",
+			"arena not uniform: run run03 has STRATA_METAL_ARENA_GB=3.6 (3.60 GB logged); 13 of the 14 runs have 3.4 (3.40 GB)",
+			"Q2_0 run run03: logged 2441 slots; 15.820 GiB / 12,288 slices → 85 pages of 16 KiB per slot, and 3.60 GB (STRATA_METAL_ARENA_GB=3.6) / (85 × 16 KiB) = 2,585 slots",
 		}},
 		{name: "logged arena differs from env", edit: func(rs []arenaRun) { rs[5].ArenaGB = arenaMetric("3.41", 10) },
 			want: []string{"run run05: logged arena 3.41 GB ≠ STRATA_METAL_ARENA_GB=3.4"}},
@@ -71,7 +71,7 @@ func TestCheckArena(t *testing.T) {
 		{name: "engine echoes another env", edit: func(rs []arenaRun) { rs[0].EnvLogged = arenaMetric("3.5", 5) },
 			want: []string{"run run00: the engine logs STRATA_METAL_ARENA_GB=3.5; the archived environment says 3.4"}},
 		{name: "4 KiB pages logged", edit: func(rs []arenaRun) { rs[0].PageKiB = arenaMetric("4", 11) },
-			want: []string{"Q2_0 run run00: logged 2441 slots; 15.820 GiB / 12,288 slices → 338 pages of 4 KiB per slot, and 3.4 GB / (338 × 4 KiB) = 2,455 slots"}},
+			want: []string{"Q2_0 run run00: logged 2441 slots; 15.820 GiB / 12,288 slices → 338 pages of 4 KiB per slot, and 3.40 GB (STRATA_METAL_ARENA_GB=3.4) / (338 × 4 KiB) = 2,455 slots"}},
 		{name: "slices logged", edit: func(rs []arenaRun) { rs[0].Slices = arenaMetric("6144", 3) },
 			want: []string{"Q2_0 run run00: logged 2441 slots; 15.820 GiB / 6,144 slices → 169 pages of 16 KiB per slot"}},
 		{name: "slices not a count", edit: func(rs []arenaRun) { rs[0].Slices = arenaMetric("0.5", 3) },
@@ -109,8 +109,8 @@ func TestCheckArenaPass(t *testing.T) {
 	fs := checkArena(arenaAudited(), arena.ExpertSlices, arena.PageDarwinARM64)
 	want := []string{
 		"uniform arena: STRATA_METAL_ARENA_GB=3.4 and expert arena 3.40 GB logged in all 14 strata runs (3,400,000,000 bytes)",
-		"Q2_0: 15.820 GiB / 12,288 slices = 1.38 MB = 84.4 × 16 KiB → 85 pages per slot; 3.4 GB / (85 × 16 KiB) = 2,441 slots in 1 size class, as logged in 10 runs",
-		"IQ3_S: 1550 slots (1440 filled) in 3 size classes, identical in 4 runs",
+		"Q2_0: 15.820 GiB / 12,288 slices = 1.38 MB = 84.4 × 16 KiB → 85 pages per slot; 3.40 GB (STRATA_METAL_ARENA_GB=3.4) / (85 × 16 KiB) = 2,441 slots in 1 size class, as logged in 10 runs",
+		"IQ3_S: 1,550 slots (1,440 filled) in 3 size classes, identical in 4 runs",
 	}
 	if len(fs) != len(want) {
 		t.Fatalf("checkArena(audited) = %d findings %v; want %d", len(fs), fs, len(want))

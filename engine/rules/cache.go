@@ -5,13 +5,18 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/pagecache"
 )
+
+// RunnerFile is the validation runner's source in a snapshot.
+const RunnerFile = "scripts/run_phase0_phase2_m5_validation.py"
 
 // ProbeFile is where a snapshot keeps its mincore probe record, relative to
 // the snapshot root.
@@ -49,6 +54,13 @@ func checkCache(c *Context) ([]finding.Finding, error) {
 	for _, h := range p.Helpers {
 		ops[h.Op] = true
 		out = append(out, residencyFinding(p, h), targetFinding(p, h))
+	}
+	rf, err := runnerTargetFinding(c.Snap.Root, p)
+	if err != nil {
+		return nil, err
+	}
+	if rf != nil {
+		out = append(out, *rf)
 	}
 	for _, op := range []pagecache.Op{pagecache.OpEvict, pagecache.OpWarm} {
 		if !ops[op] {
@@ -142,4 +154,58 @@ func targetFinding(p *pagecache.Probe, h pagecache.ProbeHelper) finding.Finding 
 		f.Message = fmt.Sprintf("%s targets the files the arena fill reads", h.Name)
 	}
 	return f
+}
+
+// cacheTargetTemplate matches the f-string a runner's cache_target returns,
+// e.g. f"K256-{quant}-metal.gguf".
+var cacheTargetTemplate = regexp.MustCompile(`f"([^"]*\{quant\}[^"]*)"`)
+
+// runnerTargetFinding checks the runner's source, not only the probe record:
+// the file name its cache_target(quant) returns must be a file the arena fill
+// reads (F29). It returns nil when the snapshot holds no runner source.
+func runnerTargetFinding(root string, p *pagecache.Probe) (*finding.Finding, error) {
+	data, err := os.ReadFile(filepath.Join(root, RunnerFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	f := &finding.Finding{Rule: "cache", ID: "F29", File: RunnerFile,
+		Raw:    "arena fill reads " + strings.Join(p.FillFiles, ", "),
+		Source: ProbeFile + ": $.arena_fill.files"}
+	lines := strings.Split(string(data), "\n")
+	def := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "def cache_target(") })
+	if def < 0 {
+		f.Severity, f.Message = finding.Warn, "the runner defines no cache_target: the file it evicts and warms cannot be checked against its source"
+		return f, nil
+	}
+	for i := def + 1; i < len(lines) && i < def+20; i++ {
+		if !strings.Contains(lines[i], "return") {
+			continue
+		}
+		m := cacheTargetTemplate.FindStringSubmatch(lines[i])
+		if m == nil {
+			break
+		}
+		f.Line, f.Quote = i+1, strings.TrimSpace(lines[i])
+		glob := strings.ReplaceAll(m[1], "{quant}", "*")
+		var miss []string
+		for _, ff := range p.FillFiles {
+			if ok, _ := path.Match(glob, path.Base(ff)); !ok {
+				miss = append(miss, ff)
+			}
+		}
+		if len(miss) > 0 {
+			f.Severity = finding.Fail
+			f.Message = fmt.Sprintf("cache_target returns %s, so evict/warm act on it; the arena fill reads %s", m[1], strings.Join(miss, ", "))
+		} else {
+			f.Severity = finding.Pass
+			f.Message = fmt.Sprintf("cache_target returns %s, the files the arena fill reads", m[1])
+		}
+		return f, nil
+	}
+	f.Line = def + 1
+	f.Severity, f.Message = finding.Warn, "cache_target returns no f-string with {quant}: the file it names cannot be checked"
+	return f, nil
 }

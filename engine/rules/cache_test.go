@@ -37,12 +37,14 @@ func TestCacheFixtures(t *testing.T) {
 			"F27 warm_file_cache:":  finding.Pass,
 			"F29 evict_file_cache":  finding.Fail,
 			"F29 warm_file_cache":   finding.Fail,
+			"F29 return":            finding.Fail, // the runner's cache_target
 		}},
 		{"m5", map[string]finding.Severity{
 			"F26 evict_file_cache:": finding.Pass,
 			"F27 warm_file_cache:":  finding.Pass,
 			"F29 evict_file_cache":  finding.Pass,
 			"F29 warm_file_cache":   finding.Pass,
+			"F29 return":            finding.Pass,
 		}},
 	}
 	for _, tt := range tests {
@@ -60,7 +62,7 @@ func TestCacheFixtures(t *testing.T) {
 			t.Errorf("cache on %s: findings %v; want exactly %v", tt.snap, got, tt.want)
 		}
 		for _, f := range fs {
-			if f.File != ProbeFile || f.Line == 0 || f.Message == "" {
+			if f.File != ProbeFile && f.File != RunnerFile || f.Line == 0 || f.Message == "" {
 				t.Errorf("cache on %s: finding %+v lacks file, line or message", tt.snap, f)
 			}
 		}
@@ -120,5 +122,43 @@ func TestCacheInput(t *testing.T) {
 	os.WriteFile(filepath.Join(root, ProbeFile), []byte(`{"format": 1}`), 0o644)
 	if _, err := cacheRun(t, root); err == nil || !strings.Contains(err.Error(), ProbeFile+": $.probe: missing") {
 		t.Errorf("cache on a bad probe: error %v; want one naming %s and $.probe", err, ProbeFile)
+	}
+}
+
+func TestCacheRunnerTarget(t *testing.T) {
+	probe, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "m5", ProbeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		src  string
+		want finding.Severity
+		line int
+	}{
+		{"x = 1\ndef cache_target(quant):\n    \"\"\"doc\"\"\"\n    return os.path.join(MODELS, f\"K256-{quant}-metal.gguf.experts\")\n", finding.Pass, 4},
+		{"def cache_target(quant):\n    return os.path.join(MODELS, f\"K256-{quant}-metal.gguf\")\n", finding.Fail, 2},
+		{"def cache_target(quant):\n    return os.path.join(MODELS, f\"{quant}-metal.bin\")\n", finding.Fail, 2},
+		{"def cache_target(quant):\n    return MODELS + quant\n", finding.Warn, 1},
+		{"def evict(path):\n    pass\n", finding.Warn, 0},
+	}
+	for _, tt := range tests {
+		root := t.TempDir()
+		os.MkdirAll(filepath.Join(root, "results"), 0o755)
+		os.MkdirAll(filepath.Join(root, "scripts"), 0o755)
+		os.WriteFile(filepath.Join(root, ProbeFile), probe, 0o644)
+		os.WriteFile(filepath.Join(root, RunnerFile), []byte(tt.src), 0o644)
+		fs, err := cacheRun(t, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got *finding.Finding
+		for i := range fs {
+			if fs[i].File == RunnerFile {
+				got = &fs[i]
+			}
+		}
+		if got == nil || got.Severity != tt.want || got.Line != tt.line || got.ID != "F29" {
+			t.Errorf("cache on runner %q = %+v; want %v at line %d", tt.src, got, tt.want, tt.line)
+		}
 	}
 }

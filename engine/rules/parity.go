@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -75,11 +76,9 @@ func checkParity(runs []parityRun, configs []ParityConfig, modes []string, repea
 	for _, r := range runs {
 		byMode[r.Mode] = append(byMode[r.Mode], r)
 	}
-	for mode := range byMode {
-		if !parityKnownMode(modes, mode) {
-			for _, r := range byMode[mode] {
-				f(finding.Fail, r.File, 0, "", mode, r.Name, "route_parity run %s: unknown math mode %q (want one of %s)", r.Name, mode, strings.Join(modes, ", "))
-			}
+	for _, r := range runs {
+		if !parityKnownMode(modes, r.Mode) {
+			f(finding.Fail, r.File, 0, "", r.Mode, r.Name, "route_parity run %s: unknown math mode %q (want one of %s)", r.Name, r.Mode, strings.Join(modes, ", "))
 		}
 	}
 	for _, mode := range modes {
@@ -115,7 +114,7 @@ func parityConfig(mode string, cfg ParityConfig, rs []parityRun, exitOK bool) []
 	label := fmt.Sprintf("route_parity %s math, %s", mode, cfg.Name)
 	var first tail.Metric
 	var firstRun parityRun
-	have := 0
+	firstRepeat, have := 0, 0
 	ok := exitOK
 	for i, r := range rs {
 		m, found := r.Err[cfg.Key]
@@ -128,16 +127,20 @@ func parityConfig(mode string, cfg ParityConfig, rs []parityRun, exitOK bool) []
 			ok = false
 			fail(r, v, "%s: repeat %d (run %s): route_parity itself reports FAIL", label, i+1, r.Name)
 		}
-		if m.Value() > cfg.Tol || m.Value() < 0 || m.Value() != m.Value() {
+		switch v := m.Value(); {
+		case v < 0 || math.IsNaN(v):
+			ok = false
+			fail(r, m, "%s: repeat %d (run %s) max err %s is not an error magnitude", label, i+1, r.Name, m.Num.Text)
+		case v > cfg.Tol:
 			ok = false
 			fail(r, m, "%s: repeat %d (run %s) max err %s above the tolerance %s", label, i+1, r.Name, m.Num.Text, parityTol(cfg.Tol))
 		}
 		if have == 0 {
-			first, firstRun = m, r
+			first, firstRun, firstRepeat = m, r, i+1
 		} else if m.Num.Text != first.Num.Text || m.Value() != first.Value() {
 			ok = false
-			fail(r, m, "%s: repeat %d (run %s) max err %s differs from repeat 1 (run %s) %s; repeats must be identical",
-				label, i+1, r.Name, m.Num.Text, firstRun.Name, first.Num.Text)
+			fail(r, m, "%s: repeat %d (run %s) max err %s differs from repeat %d (run %s) %s; repeats must be identical",
+				label, i+1, r.Name, m.Num.Text, firstRepeat, firstRun.Name, first.Num.Text)
 		}
 		have++
 	}

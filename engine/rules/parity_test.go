@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -79,6 +80,12 @@ func TestCheckParity(t *testing.T) {
 			rs[3].Verdict = map[string]tail.Metric{"k512": {Num: num.MustParse("0"), Line: 7}}
 			return rs
 		}, fails: 1, want: []string{"fast math, K=512: repeat 1 (run route_parity_fast_1): route_parity itself reports FAIL"}},
+		{name: "negative error", edit: setErr(0, "k512", "-2.16e-07"), fails: 3,
+			want: []string{"repeat 1 (run route_parity_default_1) max err -2.16e-07 is not an error magnitude", "repeat 2 (run route_parity_default_2) max err 2.16e-07 differs from repeat 1"}},
+		{name: "first repeat without the configuration", edit: func(rs []parityRun) []parityRun {
+			delete(rs[0].Err, "k512")
+			return setErr(2, "k512", "2.17e-07")(rs)
+		}, fails: 2, want: []string{"repeat 1 (run route_parity_default_1) reports no max error", "repeat 3 (run route_parity_default_3) max err 2.17e-07 differs from repeat 2 (run route_parity_default_2) 2.16e-07"}},
 		{name: "unknown mode", edit: func(rs []parityRun) []parityRun {
 			return append(rs, parityRun{Name: "rp_x", Mode: "precise", Err: rs[0].Err})
 		}, fails: 1, want: []string{`unknown math mode "precise"`}},
@@ -122,6 +129,39 @@ func TestCheckParityPass(t *testing.T) {
 	for i, w := range want {
 		if fs[i].Severity != finding.Pass || fs[i].Message != w {
 			t.Errorf("finding %d = %s %q; want pass %q", i, fs[i].Severity, fs[i].Message, w)
+		}
+	}
+}
+
+// A record or run without parsed metrics is input the rule cannot read: an
+// error naming the file, never a pass.
+func TestInvariantRulesUnreadable(t *testing.T) {
+	snap := &archive.Snapshot{
+		Root:     t.TempDir(),
+		Runs:     []*archive.Run{{Name: "strata_x", Group: archive.GroupSpeed, Source: "results/r.json: runs[0].output_tail"}},
+		Parity:   []*archive.Record{{Name: "fast_1", File: "results/route_parity/fast_1.log"}},
+		SelfTest: &archive.Record{Name: "self_test", File: "results/self_test.log"},
+	}
+	tests := []struct {
+		rule string
+		want string
+	}{
+		{"parity", "results/route_parity/fast_1.log: no parsed metrics"},
+		{"arena", "results/r.json: runs[0].output_tail: no parsed metrics for run strata_x"},
+		{"scratch", "results/r.json: runs[0].output_tail: no parsed metrics for run strata_x"},
+		{"selftest", "results/self_test.log: no parsed metrics"},
+	}
+	for _, tt := range tests {
+		rs, err := Select(tt.rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := rs[0].Check(&Context{Snap: snap, Metrics: map[string]*tail.Metrics{}})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s.Check(no metrics) = %v, %v; want an error containing %q", tt.rule, fs, err, tt.want)
+		}
+		if _, err := rs[0].Check(&Context{}); err == nil {
+			t.Errorf("%s.Check(no snapshot) = nil error; want one", tt.rule)
 		}
 	}
 }

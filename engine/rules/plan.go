@@ -32,6 +32,8 @@ type PlanCheck struct {
 	Table  *claims.Table
 	Env    *claims.Env
 	Result *claims.Result
+
+	first map[string]string // model file → first strata run reading it
 }
 
 // LoadPlanCheck reads PLAN.md and PLAN.claims from the snapshot root and
@@ -76,7 +78,9 @@ func loadPlanCheck(c *Context) (*PlanCheck, error) {
 		env.Names = append(env.Names, rec.File)
 		env.Metrics[rec.File] = ms
 	}
-	return &PlanCheck{Doc: doc, Table: t, Env: env, Result: claims.Check(doc, t, env)}, nil
+	pc := &PlanCheck{Doc: doc, Table: t, Env: env, Result: claims.Check(doc, t, env)}
+	pc.first = firstRuns(c)
+	return pc, nil
 }
 
 func unwrapPath(err error) error {

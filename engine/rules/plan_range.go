@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/claims"
@@ -51,6 +52,7 @@ func planRange(pc *PlanCheck) ([]finding.Finding, error) {
 	for _, r := range cold {
 		isCold[r] = true
 	}
+	out = append(out, checkColdSet(pc, cold))
 	for _, b := range pc.Result.Bindings {
 		if b.Token.Kind != plan.Arrow || b.Status == claims.Stale {
 			continue
@@ -73,11 +75,55 @@ func planRange(pc *PlanCheck) ([]finding.Finding, error) {
 			b.Place, b.Token.Text, strings.Join(runs, " and "), strings.Join(hot, ", "))
 		f := bindingFinding(rule, b, finding.Warn, what+", and states no caveat")
 		f.ID = id
-		if b.Row.Caveat != "" && b.Status != claims.CaveatMissing {
+		if len(b.Row.Caveats) > 0 && b.Status != claims.CaveatMissing {
 			f.Severity = finding.Pass
-			f.Message = fmt.Sprintf("%s; caveat (%s) stated", what, b.Row.Caveat)
+			f.Message = fmt.Sprintf("%s; caveat (%s) stated", what, strings.Join(b.Row.Caveats, "), ("))
 		}
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// firstRuns returns, per model file (the --model argument), the first strata
+// run in archive order that reads it: the run that finds its expert file cold.
+func firstRuns(c *Context) map[string]string {
+	first := map[string]string{}
+	for _, r := range c.Snap.StrataRuns() {
+		for i := 0; i+1 < len(r.Cmd); i++ {
+			if r.Cmd[i] == "--model" {
+				if _, ok := first[r.Cmd[i+1]]; !ok {
+					first[r.Cmd[i+1]] = r.Name
+				}
+			}
+		}
+	}
+	return first
+}
+
+// checkColdSet checks the declared cold set against the archive: it must be
+// exactly the first run on each model file.
+func checkColdSet(pc *PlanCheck, cold []string) finding.Finding {
+	set := pc.Table.Sets[ColdSet]
+	f := finding.Finding{Rule: "plan.range", File: claims.File, Line: set.Line, Quote: "set " + ColdSet,
+		Raw: strings.Join(cold, " ")}
+	var want []string
+	var models []string
+	for m := range pc.first {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	for _, m := range models {
+		want = append(want, pc.first[m])
+	}
+	sort.Strings(want)
+	got := append([]string(nil), cold...)
+	sort.Strings(got)
+	f.Source = "the first strata run per --model in " + "results order: " + strings.Join(want, " ")
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		f.Severity = finding.Fail
+		f.Message = fmt.Sprintf("set %s names %s; the first run on each model file is %s", ColdSet, strings.Join(got, ", "), strings.Join(want, ", "))
+		return f
+	}
+	f.Message = fmt.Sprintf("set %s is the first run on each model file: %s", ColdSet, strings.Join(want, ", "))
+	return f
 }

@@ -26,15 +26,25 @@ func init() {
 func planUnsourced(pc *PlanCheck) []finding.Finding {
 	var out []finding.Finding
 	const rule = "plan.unsourced"
+	inClaim := map[int]bool{}
 	for _, e := range pc.Result.PlanErrors {
+		inClaim[e.Line] = true
 		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: PlanFile, Line: e.Line,
 			Message: fmt.Sprintf("%s: %s", pc.Doc.Place(e.Line), e.Msg)})
+	}
+	for _, e := range pc.Doc.Errors {
+		if !inClaim[e.Line] {
+			out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: PlanFile, Line: e.Line,
+				Message: fmt.Sprintf("%s (outside the claim sections)", e.Msg)})
+		}
 	}
 	for _, b := range pc.Result.Bindings {
 		switch {
 		case b.Status == claims.Match && !isRangeRow(b):
 			out = append(out, bindingFinding(rule, b, finding.Pass,
 				fmt.Sprintf("%s: %s = %s", b.Place, b.Token.Text, b.Raw)))
+		case b.Status == claims.Extra:
+			out = append(out, bindingFinding(rule, b, finding.Fail, b.Msg))
 		case b.Status == claims.Mismatch:
 			out = append(out, bindingFinding(rule, b, finding.Fail,
 				fmt.Sprintf("%s: %s is unsourced: %s; its row's source gives %s", b.Place, b.Token.Text, elsewhere(b), b.Raw)))
@@ -75,11 +85,11 @@ func elsewhere(b claims.Binding) string {
 		if u := b.Token.Units[i]; u != "" {
 			q += " " + u
 		}
-		if len(items) == 0 {
-			nowhere = append(nowhere, q)
+		if i < len(b.PartOK) && b.PartOK[i] {
 			continue
 		}
-		if claims.Matches(b, i) {
+		if len(items) == 0 {
+			nowhere = append(nowhere, q)
 			continue
 		}
 		printed = append(printed, fmt.Sprintf("%s is printed only by %s", q, itemList(items, func(it claims.Item) string { return it.Run + ": " + it.Metric })))

@@ -107,8 +107,20 @@ func checkScratch(runs []scratchRun, cfg scratch.Config) []finding.Finding {
 	}
 	if ok {
 		r := runs[0]
-		add(finding.Pass, "F20", r, r.Plan, needText, "plan line %s GB = prompt_gemm_init %s GB = %s, in all %d strata runs",
-			r.Plan.Num.Text, r.Init.Num.Text, what, len(runs))
+		mem, withMem := "", 0
+		for _, x := range runs {
+			if x.Mem.Num.Text != "" {
+				withMem++
+				if mem == "" {
+					mem = x.Mem.Num.Text
+				}
+			}
+		}
+		if withMem > 0 {
+			mem = fmt.Sprintf(" (and the mem: line's %s GB in %d of them)", mem, withMem)
+		}
+		add(finding.Pass, "F20", r, r.Plan, needText, "plan line %s GB = prompt_gemm_init %s GB = %s, in all %d strata runs%s",
+			r.Plan.Num.Text, r.Init.Num.Text, what, len(runs), mem)
 	}
 
 	var explicit []scratchRun
@@ -118,12 +130,23 @@ func checkScratch(runs []scratchRun, cfg scratch.Config) []finding.Finding {
 		}
 	}
 	if len(explicit) > 0 {
+		// The largest peak prefill against its run's cap.
 		r := explicit[0]
-		margin := ""
-		if r.Peak.Num.Text != "" && r.Cap.Num.Text != "" {
-			margin = fmt.Sprintf(" (peak prefill %s < cap %s GB here, but not enforced)", r.Peak.Num.Text, r.Cap.Num.Text)
+		for _, x := range explicit[1:] {
+			if x.Peak.Num.Text != "" && (r.Peak.Num.Text == "" || x.Peak.Value()-x.Cap.Value() > r.Peak.Value()-r.Cap.Value()) {
+				r = x
+			}
 		}
-		add(finding.Warn, "F24", r, r.Peak, "", "cap check only logs: %s is set in %d of %d strata runs, and with an explicit arena the scratch need is not subtracted from the budget%s",
+		sev, margin := finding.Warn, ""
+		if r.Peak.Num.Text != "" && r.Cap.Num.Text != "" {
+			if r.Peak.Value() < r.Cap.Value() {
+				margin = fmt.Sprintf(" (largest peak prefill %s < cap %s GB, in run %s, but not enforced)", r.Peak.Num.Text, r.Cap.Num.Text, r.Name)
+			} else {
+				sev = finding.Fail
+				margin = fmt.Sprintf(": run %s's peak prefill %s GB is not below the cap %s GB, and nothing stops it", r.Name, r.Peak.Num.Text, r.Cap.Num.Text)
+			}
+		}
+		add(sev, "F24", r, r.Peak, r.Cap.Num.Text, "cap check only logs: %s is set in %d of %d strata runs, and with an explicit arena the scratch need is not subtracted from the budget%s",
 			ArenaEnv, len(explicit), len(runs), margin)
 	}
 	return out

@@ -51,7 +51,13 @@ func TestCheckScratch(t *testing.T) {
 		}, cfg: scratch.M5},
 		{name: "peak and cap logged", edit: func(rs []scratchRun) {
 			rs[0].Peak, rs[0].Cap = tail.Metric{Num: num.MustParse("6.5")}, tail.Metric{Num: num.MustParse("18.8")}
-		}, cfg: scratch.M5, want: []string{"(peak prefill 6.5 < cap 18.8 GB here, but not enforced)"}},
+		}, cfg: scratch.M5, want: []string{"(largest peak prefill 6.5 < cap 18.8 GB, in run run00, but not enforced)"}},
+		{name: "peak above cap", edit: func(rs []scratchRun) {
+			for i := range rs {
+				rs[i].Peak, rs[i].Cap = tail.Metric{Num: num.MustParse("6.50")}, tail.Metric{Num: num.MustParse("18.80")}
+			}
+			rs[9].Peak = tail.Metric{Num: num.MustParse("19.10")}
+		}, cfg: scratch.M5, want: []string{"run run09's peak prefill 19.10 GB is not below the cap 18.80 GB, and nothing stops it"}},
 		// A TM other than the one the logs were sized with does not change
 		// the need at C = 1,024 (a whole number of tiles); a chunk of 1,000 (a
 		// model figure, not the engine's)

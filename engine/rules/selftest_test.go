@@ -161,3 +161,30 @@ func TestCheckSelftestEviction(t *testing.T) {
 		t.Errorf("checkSelftestEviction(absent) = %v; want one warn", fs)
 	}
 }
+
+func TestSelftestChecks(t *testing.T) {
+	src := `def self_test():
+    p =probe()
+    r = residency(p)
+    assert r == 0, "resident"
+    ok = (evict(p) and
+          r < 0.01)
+    check("evict", ok)
+    x == 1
+`
+	lines := strings.Split(src, "\n")
+	start, end := selftestFunc(lines)
+	got := selftestChecks(lines, start, end)
+	want := []selftestCheck{
+		{line: 4, text: `assert r == 0, "resident"`, cond: "r == 0", expanded: "(residency((probe()))) == 0"},
+		{line: 7, text: `check("evict", ok)`, cond: "ok", expanded: "((evict((probe())) and (residency((probe()))) < 0.01))"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("selftestChecks = %+v; want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("selftestChecks[%d] = %+v; want %+v", i, got[i], want[i])
+		}
+	}
+}

@@ -430,10 +430,12 @@ func checkTFHash(s *tfSet, e *tfEntry, add addFunc) {
 func checkTFContent(s *tfSet, e *tfEntry, add addFunc) {
 	v, l, f := s.vocab, e.layout, e.file
 	content, _ := tf.Text(f.IDs, v, l.Content)
+	// The quote is the turn's opening, escaped so that it stays on one line.
 	quote := content
 	if r := []rune(quote); len(r) > 60 {
 		quote = string(r[:60]) + "…"
 	}
+	quote = strings.Trim(strconv.Quote(quote), `"`)
 	// F33: the user turn starts mid-document.
 	if f.SourceOffset > 0 {
 		src := fmt.Sprintf("%s: source_offset %d", e.rel, f.SourceOffset)

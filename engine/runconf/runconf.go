@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/archive"
@@ -109,8 +110,8 @@ var valueFlags = map[string]string{
 	"-t": "threads", "--threads": "threads",
 	"-b": "batch", "--batch-size": "batch",
 	"-ub": "ubatch", "--ubatch-size": "ubatch",
-	"-n": "n_predict", "--n-predict": "n_predict", "--predict": "n_predict",
-	"-f": "file", "--file": "file", "--prompt-file": "file", "--tokens": "file",
+	"-n": "n_predict", "--n-predict": "n_predict", "--predict": "n_predict", "--n-gen": "n_predict",
+	"-f": "file", "--file": "file", "--prompt-file": "file", "--tokens": "file", "--tf-tokens": "file",
 	"-p": "prompt", "--prompt": "prompt",
 	"-m": "model", "--model": "model",
 	"-c": "ctx", "--ctx-size": "ctx",
@@ -172,6 +173,7 @@ func Of(snap *archive.Snapshot, r *archive.Run, ms *tail.Metrics) Config {
 	c.Batch = orDefault(vals["batch"], "default (not set)")
 	c.UBatch = orDefault(vals["ubatch"], "default (not set)")
 	c.NPredict = orDefault(vals["n_predict"], "default (not set)")
+	sort.Strings(flags)
 	c.Flags = orDefault(strings.Join(flags, " "), "none")
 	switch {
 	case vals["file"] != "":

@@ -140,7 +140,7 @@ func generate(root, snap string, llama []*llamaRun) ([]string, error) {
 			changed = append(changed, rel+" (placeholder)")
 		}
 	}
-	data, err := results(root, built, llama, prompts(snap))
+	data, err := results(root, built, llama, prompts(snap), snap == "m5")
 	if err != nil {
 		return nil, err
 	}

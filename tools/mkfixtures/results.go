@@ -118,7 +118,7 @@ func strataCmd(r *runSpec) []string {
 }
 
 // results builds the results JSON of a snapshot rooted at root.
-func results(root string, built []builtRun, llama []*llamaRun, prompts []string) ([]byte, error) {
+func results(root string, built []builtRun, llama []*llamaRun, prompts []string, fixed bool) ([]byte, error) {
 	var runs []any
 	perf := obj{}
 	for _, b := range built {
@@ -205,6 +205,11 @@ func results(root string, built []builtRun, llama []*llamaRun, prompts []string)
 		o := obj{}
 		for _, fd := range lc.fields {
 			from, per65 := strings.CutSuffix(fd.from, "/65.0")
+			if per65 && fixed {
+				// The fixed runner (fixtures/m5 runner L665–692, H2) does not
+				// divide whole-run disk0 into a per-token rate.
+				continue
+			}
 			sv := stepVal[lc.side+"/"+fd.step][from]
 			if sv == nil {
 				return nil, fmt.Errorf("llama_cpp_%s.%s: step %s has no %s", lc.side, fd.name, fd.step, from)

@@ -85,7 +85,7 @@ var speedRuns = []runSpec{
 		prompt: "data/m5_val_prompts/strata_prompt_43tok.txt", tokens: "43",
 		initMs: "339.50", filled: "2362", fillRate: "3.66",
 		prefillMs: "201.37", footprint: [4]string{"4.71", "4.66", "7.62", "7.57"},
-		decodeTokS: "9.51", hitArena: "63.86", hitRA: "18.58", misses: "84.3", hostWait: "24.83", t1GPU: "103.874",
+		decodeTokS: "9.51", hitArena: "63.86", hitRA: "18.58", misses: "84.3", hostWait: "24.83", t1GPU: "103.870",
 		minAvail: "3.21", durationS: "14.87",
 		audit: []string{"init_ms", "fill_gb_s", "fill_s", "decode_tok_s", "hit_arena_pct", "hit_ra_pct", "hit_total_pct", "misses_per_tok", "prompt_tokens"}},
 	{name: "strata_metal_optimized_k256_q2_0_moce085", group: "speed", model: q20, moce: "0.85", config: "q2_0_moce085",

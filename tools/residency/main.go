@@ -3,12 +3,15 @@
 //
 // Usage:
 //
-//	residency [-evict | -warm] [-format text|json] FILE...
+//	residency [-evict | -warm] [-mincore] [-format text|json] FILE...
 //
 // Without -evict or -warm it prints each file's resident pages. With -evict
 // it drops the pages and checks that at most 1 % remain; with -warm it reads
 // each file and checks that every page is resident. For pages that stayed it
 // names the reason: tmpfs, locked, mapped elsewhere, dirty, unverifiable.
+// Pages are counted with cachestat where the kernel has it (Linux 6.5 and
+// later) and with mincore otherwise; -mincore always counts page by page
+// with mincore.
 //
 // Exit status: 0 when every requested eviction or warm-up was verified, 1 when
 // one was not, 2 on bad usage or a file that cannot be read or mapped.
@@ -48,8 +51,9 @@ func run(stdout, stderr io.Writer, args []string) int {
 	evict := fl.Bool("evict", false, "evict the files' pages and verify that at most 1 % remain")
 	warm := fl.Bool("warm", false, "read the files into the page cache and verify that every page is resident")
 	format := fl.String("format", "text", "output format: text or json")
+	byMincore := fl.Bool("mincore", false, "count pages with mincore, page by page, even where cachestat is available")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: residency [-evict | -warm] [-format text|json] FILE...")
+		fmt.Fprintln(stderr, "usage: residency [-evict | -warm] [-mincore] [-format text|json] FILE...")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -73,6 +77,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 	case *warm:
 		out.Op = string(pagecache.OpWarm)
 	}
+	opts := pagecache.Options{Mincore: *byMincore}
 	code := 0
 	allVerified := true
 	for _, path := range fl.Args() {
@@ -81,15 +86,15 @@ func run(stdout, stderr io.Writer, args []string) int {
 		switch out.Op {
 		case "residency":
 			var r pagecache.Reading
-			r, err = pagecache.ResidencyOf(path)
+			r, err = opts.Residency(path)
 			e.Reading = &r
 		case string(pagecache.OpEvict):
 			var r pagecache.Result
-			r, err = pagecache.Evict(path)
+			r, err = opts.Evict(path)
 			e.Result = &r
 		default:
 			var r pagecache.Result
-			r, err = pagecache.Warm(path)
+			r, err = opts.Warm(path)
 			e.Result = &r
 		}
 		if err != nil {
@@ -125,7 +130,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 
 func writeText(w io.Writer, path string, e entry) {
 	if r := e.Reading; r != nil {
-		fmt.Fprintf(w, "%s: %s resident, %d-byte pages%s\n", path, r.Count, r.PageSize, notes(*r))
+		fmt.Fprintf(w, "%s: %s resident, %d-byte pages (%s)%s\n", path, r.Count, r.PageSize, r.Method, notes(*r))
 		return
 	}
 	r := e.Result
@@ -133,8 +138,8 @@ func writeText(w io.Writer, path string, e entry) {
 	if !r.Verified {
 		verdict = "NOT verified"
 	}
-	fmt.Fprintf(w, "%s: %s %.2f %% → %s resident, %s in %v%s\n", path, r.Op,
-		100*r.Before.Fraction(), r.After.Count, verdict, r.Elapsed.Round(10e3), notes(r.After))
+	fmt.Fprintf(w, "%s: %s %.2f %% → %s resident (%s), %s in %v%s\n", path, r.Op,
+		100*r.Before.Fraction(), r.After.Count, r.After.Method, verdict, r.Elapsed.Round(10e3), notes(r.After))
 	for _, s := range r.Reasons {
 		detail := ""
 		if s.Detail != "" {

@@ -1,0 +1,13 @@
+package archive
+
+import "testing"
+
+// BenchmarkLoad loads the m5-v3 fixture: results JSON, file checks and records.
+func BenchmarkLoad(b *testing.B) {
+	root := fixture(b, "m5-v3")
+	for b.Loop() {
+		if _, err := Load(root); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

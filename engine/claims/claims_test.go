@@ -1,0 +1,298 @@
+package claims
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+const table = `# a comment
+section §7.1 #5
+section §2.7.A
+set speed = a b
+set all   = *      # every run
+const page = 16 KiB # the VM page
+§7.1 #5 | 3,194.19 ms | a:prefill_ms
+§7.1 #5 | 82.17 + 9.38 % | a:hit_arena_pct ; a:hit_ra_pct | id=F08
+§7.1 #5 | 9.51 → 13.52 tok/s | a:decode_tok_s ; b:decode_tok_s | caveat=n1 caveat=cold id=F30
+`
+
+func TestParseTable(t *testing.T) {
+	tb := Parse("PLAN.claims", []byte(table))
+	if err := tb.Err(); err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if len(tb.Sections) != 2 || tb.Sections[0].Place != "§7.1 #5" || tb.Sections[1].Line != 3 {
+		t.Errorf("Sections = %+v; want §7.1 #5 (line 2), §2.7.A (line 3)", tb.Sections)
+	}
+	if s := tb.Sets["all"]; s == nil || strings.Join(s.Globs, " ") != "*" {
+		t.Errorf("set all = %+v; want globs [*] (the comment stripped)", s)
+	}
+	if c := tb.Consts["page"]; c == nil || c.Num.Value != 16 || c.Unit != "KiB" || c.Doc != "the VM page" {
+		t.Errorf("const page = %+v; want 16 KiB with its comment", c)
+	}
+	if len(tb.Rows) != 3 {
+		t.Fatalf("Rows = %d; want 3", len(tb.Rows))
+	}
+	r := tb.Rows[2]
+	if r.Line != 9 || r.Place != "§7.1 #5" || r.Quote != "9.51 → 13.52 tok/s" || len(r.Sources) != 2 ||
+		strings.Join(r.Caveats, ",") != "n1,cold" || r.ID != "F30" || strings.Join(r.Runs(), ",") != "a,b" {
+		t.Errorf("row 3 = %+v; want line 9, two sources, caveats n1,cold, id F30, runs a,b", r)
+	}
+}
+
+func TestParseTableErrors(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"§7.1 #5 | 1 ms", "PLAN.claims:1: row: want \"place | quote | source [| options]\", got 2 fields"},
+		{"7.1 | 1 ms | a:b", "PLAN.claims:1: row: place \"7.1\""},
+		{"§7.1 |  | a:b", "PLAN.claims:1: row: empty quote"},
+		{"§7.1 | 1 ms | nosuch(a:b)", "PLAN.claims:1: row: source \"nosuch(a:b)\": unknown derivation nosuch"},
+		{"§7.1 | 1 ms | ratio(a:b)", "ratio: 1 arguments; want 2"},
+		{"§7.1 | 1 ms | ratio(a:b, c:d", "missing ')'"},
+		{"§7.1 | 1 ms | a:", "missing metric after ':'"},
+		{"§7.1 | 1 ms | a:b | colour=red", "option \"colour=red\""},
+		{"\n\n§7.1 | 1 ms | @nope:x", "PLAN.claims:3: unknown set @nope"},
+		{"§7.1 | 1 ms | $nope", "unknown constant $nope"},
+		{"set a = x\nset a = y", "PLAN.claims:2: set a declared twice"},
+		{"set 1a = x", "set: want"},
+		{"set a = [", "bad glob"},
+		{"const c = 16 furlongs", "unknown unit \"furlongs\""},
+		{"const c = 1,2", "misplaced thousands separator"},
+		{"section 7.1", "section \"7.1\""},
+		{"§7.1 | 1 ms | a:b\xff", "PLAN.claims:1: invalid UTF-8"},
+	}
+	for _, tt := range tests {
+		tb := Parse("PLAN.claims", []byte(tt.in))
+		err := tb.Err()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q).Err() = %v; want it to contain %q", tt.in, err, tt.want)
+		}
+	}
+	// parsing goes on after an error
+	tb := Parse("PLAN.claims", []byte("bad row\n§7.1 | 1 ms | a:b\nalso bad\n"))
+	if len(tb.Errors) != 2 || len(tb.Rows) != 1 || tb.Errors[1].Line != 3 {
+		t.Errorf("Parse with two bad lines: errors %v, %d rows; want errors on lines 1 and 3 and the good row", tb.Errors, len(tb.Rows))
+	}
+}
+
+// env builds an Env over runs with the given metrics ("name=text unit").
+func env(t *testing.T, tb *Table, runs map[string][]string, order ...string) *Env {
+	t.Helper()
+	e := &Env{Metrics: map[string]*tail.Metrics{}, Table: tb, Names: order}
+	for _, name := range order {
+		ms := &tail.Metrics{Source: name}
+		for i, m := range runs[name] {
+			kv, unit, _ := strings.Cut(m, " ")
+			k, v, _ := strings.Cut(kv, "=")
+			ms.Add(tail.Metric{Name: k, Num: num.MustParse(v), Unit: unit, Line: i + 1})
+		}
+		e.Metrics[name] = ms
+	}
+	return e
+}
+
+func TestDerivations(t *testing.T) {
+	tb := Parse("PLAN.claims", []byte("set s = r*\nset one = r1\nconst page = 16 KiB\nconst toks = 65 tokens\n"))
+	e := env(t, tb, map[string][]string{
+		"r1": {"t1=72.400 ms/tok", "host=16.11 ms/tok", "miss=40.6", "kld=0.058127", "gib=15.820 GiB", "n=12288", "mb=105851.73 MB", "dec=64 tok", "top1=90.63 %"},
+		"r2": {"t1=1 ms/tok", "host=1 ms/tok", "miss=84.3", "kld=0.061944", "gib=15.820 GiB", "n=12288", "mb=1 MB", "dec=1 tok", "top1=89.06 %"},
+		"r3": {"t1=1 ms/tok", "host=1 ms/tok", "miss=108.9", "kld=0.073312", "gib=4.220 GiB", "n=1", "mb=1 MB", "dec=1 tok", "top1=90.63 %"},
+	}, "r1", "r2", "r3")
+	tests := []struct {
+		expr string
+		want float64
+		unit string
+	}{
+		{"r1:t1", 72.4, "ms/tok"},
+		{"pure_gpu(r1:t1, r1:host)", 56.29, "ms/tok"},
+		{"miss_reduction(r1:miss, r2:miss)", 51.838671411625148, "%"},
+		{"miss_reduction(r1:miss, r3:miss)", 62.718089990817264, "%"},
+		{"mean(@s:kld)", 0.064461, ""},
+		{"mean(@s:top1)", 90.10666666666667, "%"},
+		{"count(@s)", 3, "runs"},
+		{"each(@one:n)", 12288, ""},
+		{"gib_to_gb(r3:gib)", 4.53119049728, "GB"},
+		{"gb_to_gib(gib_to_gb(r3:gib))", 4.22, "GiB"},
+		{"to(div(r1:gib, r1:n), MB)", 1.3823726933333333, "MB"},
+		{"ceil(div(to(div(r1:gib, r1:n), B), to($page, B)))", 85, ""},
+		{"rate(r1:mb, r1:dec)", 1653.93328125, "MB/tok"},
+		{"div(r1:mb, $toks)", 1628.488153846154, "MB/tok"},
+		{"ratio(38.11, 14.3)", 2.665034965034965, "×"},
+		{"change(105851.73, 46808.58)", -55.77910724746775, "%"},
+		{"add(r1:t1, r1:host)", 88.51, "ms/tok"},
+		{"sub(4.73, 4.67)", 0.06, ""},
+		{"mul(85, $page)", 1360, "KiB"},
+		{"floor(2441.9)", 2441, ""},
+	}
+	for _, tt := range tests {
+		x, err := ParseExpr(tt.expr)
+		if err != nil {
+			t.Errorf("ParseExpr(%q): %v", tt.expr, err)
+			continue
+		}
+		v, err := e.Eval(x)
+		if err != nil {
+			t.Errorf("Eval(%q): %v", tt.expr, err)
+			continue
+		}
+		if v.Kind != Scalar || math.Abs(v.X.Value-tt.want) > 1e-6*math.Max(1, math.Abs(tt.want)) || v.X.Unit != tt.unit {
+			t.Errorf("Eval(%q) = %v %q (kind %d); want %v %q", tt.expr, v.X.Value, v.X.Unit, v.Kind, tt.want, tt.unit)
+		}
+	}
+	// range keeps the runs at its ends
+	x, _ := ParseExpr("range(@s:miss)")
+	v, err := e.Eval(x)
+	if err != nil || v.Kind != Pair || v.Lo.Run != "r1" || v.Hi.Run != "r3" || len(v.List) != 3 {
+		t.Errorf("Eval(range(@s:miss)) = %+v, %v; want 40.6 (r1) – 108.9 (r3) over 3 runs", v, err)
+	}
+	errs := []struct{ expr, want string }{
+		{"each(@s:gib)", "runs differ: r1 = 15.82, r3 = 4.22"},
+		{"rate(r1:mb, r2:dec)", "divides by the run's own token count"},
+		{"r9:t1", `no run "r9"`},
+		{"r1:nosuch", `run r1 has no metric "nosuch"`},
+		{"to(r1:t1, MB)", `cannot convert "ms/tok" to "MB"`},
+		{"ratio(1, 0)", "division by zero"},
+		{"pure_gpu(@s:t1, r1:host)", "argument 1 is not a number"},
+	}
+	for _, tt := range errs {
+		x, err := ParseExpr(tt.expr)
+		if err == nil {
+			_, err = e.Eval(x)
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Eval(%q) error = %v; want %q", tt.expr, err, tt.want)
+		}
+	}
+}
+
+const checkPlan = `# p
+
+### 7.1 R
+
+#### #5 — v3
+
+- fill 6.39–6.44 GB/s, 0.5 s, prefill 3,194.23 ms; dense 4.220 GB
+- split 82.17 + 9.38 %; decode 9.51 → 13.52 tok/s; 77.77 %
+
+> **Caveat** (n1): one run per side.
+
+### 8 Outside
+
+- 99.99 % is not in a claim section
+`
+
+func TestCheck(t *testing.T) {
+	tb := Parse("PLAN.claims", []byte(`section §7.1 #5
+section §9
+set s = r*
+§7.1 #5 | 6.39–6.44 GB/s | range(@s:fill) | id=F13
+§7.1 #5 | 0.5 s | range(@s:fill_s)
+§7.1 #5 | 3,194.23 ms | r1:prefill_ms | id=F11
+§7.1 #5 | 4.220 GB | r1:dense_gib
+§7.1 #5 | 82.17 + 9.38 % | r2:arena ; r2:ra
+§7.1 #5 | 9.51 → 13.52 tok/s | r1:dec ; r2:dec | caveat=n1 caveat=cold
+§7.1 #5 | 1.23 ms | r1:prefill_ms
+§7.1 #5 | 9.51 → 13.52 tok/s | r1:dec ; r9:dec
+`))
+	if err := tb.Err(); err != nil {
+		t.Fatal(err)
+	}
+	e := env(t, tb, map[string][]string{
+		"r1": {"fill=3.66 GB/s", "fill_s=0.9 s", "prefill_ms=3194.19 ms", "dense_gib=4.220 GiB", "dec=9.51 tok/s", "x=77.78 %"},
+		"r2": {"fill=6.39 GB/s", "fill_s=0.4 s", "arena=82.17 %", "ra=9.38 %", "dec=13.52 tok/s"},
+		"r3": {"fill=6.44 GB/s", "fill_s=0.4 s"},
+	}, "r1", "r2", "r3")
+	doc := plan.Parse("PLAN.md", []byte(checkPlan))
+	res := Check(doc, tb, e)
+	type got struct {
+		quote  string
+		status Status
+		raw    string
+	}
+	var gs []got
+	for _, b := range res.Bindings {
+		gs = append(gs, got{b.Row.Quote, b.Status, b.Raw})
+	}
+	want := []got{
+		{"6.39–6.44 GB/s", DropsRuns, "3.66–6.44 GB/s"},
+		{"0.5 s", Mismatch, "0.4–0.9 s"},
+		{"3,194.23 ms", Mismatch, "3,194.19 ms"},
+		{"4.220 GB", Mismatch, "4.220 GB"}, // GB quoted, GiB printed: the unit decides
+		{"82.17 + 9.38 %", Match, "82.17 + 9.38 %"},
+		{"9.51 → 13.52 tok/s", CaveatMissing, "9.51 → 13.52 tok/s"}, // (n1) stated, (cold) not
+		{"1.23 ms", Stale, ""},
+		{"9.51 → 13.52 tok/s", BadSource, ""},
+	}
+	if len(gs) != len(want) {
+		t.Fatalf("Check bindings = %+v; want %+v", gs, want)
+	}
+	for i := range want {
+		if gs[i] != want[i] {
+			t.Errorf("binding %d = %+v; want %+v", i, gs[i], want[i])
+		}
+	}
+	if d := res.Bindings[0].Dropped; len(d) != 1 || d[0].Run != "r1" {
+		t.Errorf("DropsRuns dropped = %+v; want r1", d)
+	}
+	if !strings.Contains(res.Bindings[3].Msg, "unit: 4.220 is quoted in GB, its source is in GiB") {
+		t.Errorf("unit mismatch message = %q", res.Bindings[3].Msg)
+	}
+	if len(res.Bindings[2].Elsewhere) != 1 || len(res.Bindings[2].Elsewhere[0]) != 0 {
+		t.Errorf("3,194.23 elsewhere = %+v; want in no run", res.Bindings[2].Elsewhere)
+	}
+	if len(res.Unbound) != 1 || res.Unbound[0].Token.Text != "77.77 %" || res.Unbound[0].Token.Line != 8 {
+		t.Fatalf("Unbound = %+v; want 77.77 %% on line 8 (and not the 99.99 %% outside the claim sections)", res.Unbound)
+	}
+	if n := res.Unbound[0].Nearest[0]; len(n) == 0 || n[0].Run != "r1" || n[0].Metric != "x" {
+		t.Errorf("nearest to 77.77 %% = %+v; want r1: x (77.78 %%) first", n)
+	}
+	if len(res.MissingSections) != 1 || res.MissingSections[0].Place != "§9" {
+		t.Errorf("MissingSections = %+v; want §9", res.MissingSections)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	tests := []struct {
+		v    float64
+		q    string
+		want string
+	}{
+		{3194.19, "3,194.23", "3,194.19"},
+		{52.6, "69.43", "52.60"},
+		{2.1649e-07, "2.16e-07", "2.16e-07"},
+		{-55.78, "−55.8", "−55.8"},
+		{2441, "2441", "2441"},
+		{0.9, "0.5", "0.9"},
+	}
+	for _, tt := range tests {
+		if got := Format(tt.v, num.MustParse(tt.q)); got != tt.want {
+			t.Errorf("Format(%v, %q) = %q; want %q", tt.v, tt.q, got, tt.want)
+		}
+	}
+}
+
+func FuzzParseTable(f *testing.F) {
+	f.Add([]byte(table))
+	f.Add([]byte("§7.1 | 1 | f(g(h(a:b)), @s:x, $c, 1e-3)\nset s = *\nconst c = 1 GB"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tb := Parse("PLAN.claims", b)
+		for _, e := range tb.Errors {
+			if e.Line < 1 || !strings.HasPrefix(e.Error(), "PLAN.claims:") {
+				t.Fatalf("error without a line: %v", e)
+			}
+		}
+		for _, r := range tb.Rows {
+			for _, s := range r.Sources {
+				if _, err := ParseExpr(s.String()); err != nil {
+					t.Fatalf("row %d: source %q does not re-parse: %v", r.Line, s, err)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,92 @@
+package rules_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/finding"
+)
+
+func TestMemoryFixtures(t *testing.T) {
+	fs := check(t, fixtureRoot(t, "m5-v3"), "memory")
+	if bad := bySeverity(fs, finding.Fail); len(bad) > 0 {
+		t.Errorf("memory fails on m5-v3: %v", bad)
+	}
+	for _, w := range []struct {
+		sev  finding.Severity
+		id   string
+		text []string
+	}{
+		{finding.Pass, "F07", []string{"0.0 MiB swapout in all 22 runs", "min_avail 2.85–3.36 GiB"}},
+		{finding.Pass, "F22", []string{"all 14 strata tails", "1,024-tok run 4.73 → 4.67 and 7.65 → 7.60", "2,048-tok run 4.73 → 4.67 and 7.65 → 7.60"}},
+		{finding.Warn, "F25", []string{"XNU bills only", "hypothesis", "0.052 GB", "xnu-billing-hypothesis"}},
+	} {
+		if !hasFinding(fs, w.sev, w.id, w.text...) {
+			t.Errorf("m5-v3: no %s %s finding with %q in %v", w.sev, w.id, w.text, fs)
+		}
+	}
+}
+
+func TestMemoryDetectsChanges(t *testing.T) {
+	tests := []struct {
+		name  string
+		edits []edit
+		sev   finding.Severity
+		id    string
+		want  []string
+	}{
+		{"swapout in one run",
+			[]edit{results(`(0.0 MiB swapout)\n[runner] min_avail 3.36 GiB`, `(1.5 MiB swapout)\n[runner] min_avail 3.36 GiB`)},
+			finding.Fail, "F07", []string{"run strata_tf_iq3_s_ops_tools swapped", "1.5 MiB"}},
+		{"memory pressure",
+			[]edit{results("[runner] min_avail 3.36 GiB", "[runner] min_avail 0.36 GiB")},
+			finding.Warn, "F07", []string{"run strata_tf_iq3_s_ops_tools", "0.36 GiB"}},
+		{"prompt_region missing",
+			[]edit{results(`prompt_region(false): phys_footprint 4.73 GB -> 4.67 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`, `decode: [16/64] 13.27`)},
+			finding.Fail, "F22", []string{"run strata_q2_0_moce085_prefill_1024tok", "no prompt_region(false) line"}},
+		{"prompt_region grows",
+			[]edit{results(`phys_footprint 4.73 GB -> 4.67 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`, `phys_footprint 4.73 GB -> 4.79 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`)},
+			finding.Warn, "F22", []string{"run strata_q2_0_moce085_prefill_1024tok", "grew"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := check(t, copySnapshot(t, "m5-v3", tt.edits...), "memory")
+			if !hasFinding(fs, tt.sev, tt.id, tt.want...) {
+				t.Errorf("memory after %s: no %s %s finding naming %q in %v", tt.name, tt.sev, tt.id, tt.want, fs)
+			}
+		})
+	}
+}
+
+// TestMemoryXNUCaveat: a caveat in the claim's section turns the F25 warning
+// into a pass; one in another section does not.
+func TestMemoryXNUCaveat(t *testing.T) {
+	root := fixtureRoot(t, "m5-v3")
+	plan, err := os.ReadFile(filepath.Join(root, "PLAN.md"))
+	if err != nil {
+		t.Skip("no PLAN.md")
+	}
+	lines := strings.Split(string(plan), "\n")
+	claim := -1
+	for i, l := range lines {
+		if strings.Contains(l, "XNU bills only") {
+			claim = i
+		}
+	}
+	if claim < 0 {
+		t.Skip("PLAN.md no longer states the XNU claim")
+	}
+	caveat := "> **Caveat** (xnu-billing-hypothesis): the billing mechanism is a hypothesis; it was not measured."
+	withCaveat := strings.Join(append(append(append([]string{}, lines[:claim+1]...), "", caveat, ""), lines[claim+1:]...), "\n")
+	fs := check(t, copySnapshot(t, "m5-v3", edit{"PLAN.md", string(plan), withCaveat}), "memory")
+	if !hasFinding(fs, finding.Pass, "F25", "labelled a hypothesis") || hasFinding(fs, finding.Warn, "F25") {
+		t.Errorf("memory with the caveat in the section: want an F25 pass and no warn, got %v", fs)
+	}
+	elsewhere := strings.Join(append([]string{"# Preface", "", caveat, ""}, lines...), "\n")
+	fs = check(t, copySnapshot(t, "m5-v3", edit{"PLAN.md", string(plan), elsewhere}), "memory")
+	if !hasFinding(fs, finding.Warn, "F25", "hypothesis") {
+		t.Errorf("memory with the caveat outside the section: want the F25 warn, got %v", fs)
+	}
+}

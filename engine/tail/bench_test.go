@@ -1,0 +1,20 @@
+package tail_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+// BenchmarkParseStrata parses a speed-run tail repeated to about 1 MB.
+func BenchmarkParseStrata(b *testing.B) {
+	text := strings.Repeat(speedTail, 1<<20/len(speedTail))
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		ms := tail.ParseStrata("bench", text)
+		if len(ms.Errors) > 0 {
+			b.Fatal(ms.Errors[0])
+		}
+	}
+}
