@@ -271,3 +271,79 @@ func diffFields(msg string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// With the /tmp file gone (a real checkout after a reboot), the archived
+// prefix is still caught: the patched runs' prompt echo is in no archived
+// file.
+func TestInputArchiveWithoutMachineCopy(t *testing.T) {
+	root := compareCopy(t, "m5-v3")
+	if err := os.Remove(filepath.Join(root, "machine", "tmp", "m5_prompt_1600tok.txt")); err != nil {
+		t.Fatal(err)
+	}
+	fs := compareFindings(t, root, "input.archive")
+	var echoFails, gone int
+	for _, f := range fs {
+		switch {
+		case f.Severity == finding.Fail && strings.Contains(f.Message, "is in no archived file"):
+			echoFails++
+		case f.Severity == finding.Warn && strings.Contains(f.Message, "is not on this machine any more"):
+			gone++
+		}
+	}
+	if echoFails != 4 || gone != 1 {
+		t.Errorf("input.archive without /tmp: %d echo failures, %d warnings; want 4 (the patched runs) and 1\n%v", echoFails, gone, fs)
+	}
+}
+
+// A per-token rate divided by the run's own count passes; the same amount
+// named per decoded token fails, whatever its divisor.
+func TestCompareRateOwnCount(t *testing.T) {
+	const own = `per_tok(p4["disk0_mb"], tail_counts(p4["run"]))`
+	tests := []struct {
+		field string
+		value string
+		expr  string // the runner's derivation
+		sev   finding.Severity
+		want  string
+	}{
+		{"whole_run_disk0_mb_per_processed_tok", "26.0", own, finding.Pass, "33,428.34 / 1286 tokens processed"},
+		{"whole_run_disk0_mb_per_processed_tok", "25.0", own, finding.Fail, "the run's own count gives 33,428.34 / 1286 = 26.0"},
+		{"whole_run_disk0_mb_per_tok", "26.0", own, finding.Fail, "per decoded token, but it covers the whole run: model load (8421.93 ms), prefill of 1264 tokens"},
+		{"whole_run_disk0_mb_per_processed_tok", "26.0", `per_tok(p4["disk0_mb"], 1286)`, finding.Fail, "divides by the literal 1286"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field+"="+tt.value, func(t *testing.T) {
+			root := compareCopy(t, "m5")
+			edit(t, filepath.Join(root, "results", "phase0_phase2_m5_validation.json"),
+				`"whole_run_disk0_mb": 33428.34,`, `"whole_run_disk0_mb": 33428.34, "`+tt.field+`": `+tt.value+`,`)
+			edit(t, filepath.Join(root, "scripts", "run_phase0_phase2_m5_validation.py"),
+				`        "whole_run_disk0_mb": p4["disk0_mb"],`,
+				`        "whole_run_disk0_mb": p4["disk0_mb"], "`+tt.field+`": `+tt.expr+`,`)
+			var got *finding.Finding
+			fs := compareFindings(t, root, "compare.rate")
+			for i := range fs {
+				if strings.Contains(fs[i].Raw+fs[i].Quote, tt.field) {
+					got = &fs[i]
+				}
+			}
+			if got == nil || got.Severity != tt.sev || !strings.Contains(got.Message, tt.want) {
+				t.Errorf("compare.rate(%s = %s) = %v; want %v saying %q", tt.field, tt.value, got, tt.sev, tt.want)
+			}
+		})
+	}
+}
+
+// edit replaces the first occurrence of old in the file at p.
+func edit(t *testing.T, p, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s: no %q", p, old)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -18,6 +18,9 @@ type Number struct {
 	Sci      bool    // Text is in scientific notation (2.16e-07)
 }
 
+// separators removes thousands separators and maps a typographic minus to '-'.
+var separators = strings.NewReplacer(",", "", "\u202f", "", "\u00a0", "", "\u2009", "", "\u2212", "-")
+
 // Parse parses a printed number: an optional sign, digits with optional
 // thousands separators (",", or a thin or no-break space), an optional
 // fraction and an optional exponent. "inf", "-inf" and "nan" parse to the IEEE
@@ -34,7 +37,7 @@ func Parse(text string) (Number, error) {
 		n.Value = v
 		return n, nil
 	}
-	clean := strings.NewReplacer(",", "", "\u202f", "", "\u00a0", "", "\u2009", "", "\u2212", "-").Replace(s)
+	clean := separators.Replace(s)
 	if clean == "" {
 		return n, fmt.Errorf("num: parse %q: empty", text)
 	}

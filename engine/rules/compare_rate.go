@@ -147,10 +147,20 @@ func checkRateField(c *Context, side string, f archive.Field, nTok, per string, 
 	var divisor, expr string
 	if src != nil {
 		divLine, expr = src.derivation("llama_cpp_"+side, f.Name)
-		if divLine > 0 {
+		switch {
+		case divLine > 0:
 			if m := literalDivRE.FindStringSubmatch(src.blank[divLine-1]); m != nil {
 				if v, err := num.Parse(m[1]); err == nil && !unitDivisors[v.Value] {
 					divisor = m[1]
+				}
+			}
+		case divLine < 0 && strings.Contains(src.blank[-divLine-1], "("):
+			// A helper computes it: a literal count among its arguments is
+			// a literal divisor; otherwise the count comes from elsewhere.
+			divLine = -divLine
+			for _, lit := range numberLiterals(src.blank[divLine-1]) {
+				if v, err := num.Parse(lit); err == nil && !unitDivisors[v.Value] {
+					divisor = lit
 				}
 			}
 		}
