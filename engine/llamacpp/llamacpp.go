@@ -74,10 +74,10 @@ import (
 
 // Prefixes of the summary lines, one per printing function.
 const (
-	PrefixPrintTimings   = "llama_print_timings:"
-	PrefixContextPrint   = "llama_perf_context_print:"
-	PrefixSamplerPrint   = "llama_perf_sampler_print:"
-	PrefixCommonPerfPrnt = "common_perf_print:"
+	PrefixPrintTimings = "llama_print_timings:"
+	PrefixContextPrint = "llama_perf_context_print:"
+	PrefixSamplerPrint = "llama_perf_sampler_print:"
+	PrefixCommonPerf   = "common_perf_print:"
 	// MarkerCLI starts llama-cli's per-reply timing line.
 	MarkerCLI = "[ Prompt:"
 )
@@ -91,7 +91,7 @@ var prefixes = []struct {
 	{PrefixPrintTimings, strings.Index(PrefixPrintTimings, "_print")},
 	{PrefixContextPrint, strings.Index(PrefixContextPrint, "_print")},
 	{PrefixSamplerPrint, strings.Index(PrefixSamplerPrint, "_print")},
-	{PrefixCommonPerfPrnt, strings.Index(PrefixCommonPerfPrnt, "_print")},
+	{PrefixCommonPerf, strings.Index(PrefixCommonPerf, "_print")},
 }
 
 // Parse reads every llama.cpp performance summary and llama-cli timing line

@@ -111,3 +111,18 @@ func mustNum(t *testing.T, s string) (n num.Number) {
 	}
 	return n
 }
+
+// FuzzOf checks that reading a configuration from any argv and tail never
+// panics and that a run never differs from itself.
+func FuzzOf(f *testing.F) {
+	f.Add("llama-cli -m m.gguf -f /tmp/p.txt -n 64 -st", cliTail)
+	f.Add("llama-completion --file=/tmp/p.txt -t -no-cnv", completionTail)
+	f.Add("x --threads= -b", decodeTail)
+	f.Fuzz(func(t *testing.T, argv, tailText string) {
+		r := &archive.Run{Name: "r", Cmd: strings.Fields(argv)}
+		c := Of(nil, r, llamacpp.Parse("t", tailText))
+		if d := Diff(c, c); d != nil {
+			t.Fatalf("Diff(c, c) = %v", d)
+		}
+	})
+}
