@@ -34,4 +34,4 @@ bench:
 # Side-by-side page-cache benchmark against vmtouch, fincore and dd (needs the
 # Debian packages vmtouch and util-linux; see bench/).
 bench-pagecache:
-	bash bench/pagecache.sh
+	bash bench/pagecache.sh -n 11

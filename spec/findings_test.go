@@ -6,6 +6,7 @@ import (
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/report"
+	"github.com/stretchr/testify/require"
 )
 
 // seedFindings is the table of ../shared/seed-findings.md: every finding of
@@ -63,9 +64,7 @@ func TestSeedFindings(t *testing.T) {
 	} {
 		t.Run(snap.root[3:], func(t *testing.T) {
 			rep, err := audit.Audit(snap.root, "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if rep.Verdict != snap.verdict {
 				t.Errorf("audit(%s) verdict = %q; want %q", snap.root, rep.Verdict, snap.verdict)
 			}

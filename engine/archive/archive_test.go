@@ -4,27 +4,16 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-)
 
-// fixture returns the path of a committed fixture snapshot, skipping the
-// test when it is absent.
-func fixture(t testing.TB, name string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "fixtures", name)
-	if _, err := os.Stat(filepath.Join(root, ResultsFile)); err != nil {
-		t.Skipf("fixture %s absent: %v", name, err)
-	}
-	return root
-}
+	"github.com/strataspec/strataspec/engine/internal/snaptest"
+)
 
 func TestLoadFixtures(t *testing.T) {
 	for _, name := range []string{"m5-v3", "m5"} {
 		t.Run(name, func(t *testing.T) {
-			s, err := Load(fixture(t, name))
+			s, err := Load(snaptest.Fixture(t, name))
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
@@ -96,7 +85,7 @@ func TestLoadFixtures(t *testing.T) {
 
 // goodResults returns the committed results file of m5-v3.
 func goodResults(t *testing.T) (string, []byte) {
-	root := fixture(t, "m5-v3")
+	root := snaptest.Fixture(t, "m5-v3")
 	data, err := os.ReadFile(filepath.Join(root, ResultsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -163,35 +152,9 @@ func TestLoadTruncatedNamesLine(t *testing.T) {
 	}
 }
 
-// copyTree copies a snapshot into a temporary directory.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 func TestLoadMissingFile(t *testing.T) {
-	root := copyTree(t, fixture(t, "m5-v3"))
-	if err := os.Remove(filepath.Join(root, "build", "route_parity")); err != nil {
-		t.Fatal(err)
-	}
+	root := snaptest.CopyFixture(t, "m5-v3")
+	snaptest.Remove(t, filepath.Join(root, "build", "route_parity"))
 	_, err := Load(root)
 	var ae *Error
 	if !errors.As(err, &ae) {
@@ -214,10 +177,8 @@ func TestLoadBadRecords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := copyTree(t, fixture(t, "m5-v3"))
-			if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(tt.file)), []byte(tt.text), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			root := snaptest.CopyFixture(t, "m5-v3")
+			snaptest.Write(t, filepath.Join(root, filepath.FromSlash(tt.file)), tt.text)
 			_, err := Load(root)
 			var ae *Error
 			if !errors.As(err, &ae) || ae.File != tt.file || !strings.Contains(ae.Error(), tt.want) {
@@ -228,8 +189,7 @@ func TestLoadBadRecords(t *testing.T) {
 }
 
 func FuzzLoadResults(f *testing.F) {
-	_, file, _, _ := runtime.Caller(0)
-	if data, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "fixtures", "m5-v3", ResultsFile)); err == nil {
+	if data, err := os.ReadFile(filepath.Join(snaptest.FixturePath("m5-v3"), ResultsFile)); err == nil {
 		f.Add(data)
 		f.Add(data[:len(data)/2])
 	}

@@ -1,10 +1,14 @@
 package archive
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/internal/snaptest"
+)
 
 // BenchmarkLoad loads the m5-v3 fixture: results JSON, file checks and records.
 func BenchmarkLoad(b *testing.B) {
-	root := fixture(b, "m5-v3")
+	root := snaptest.Fixture(b, "m5-v3")
 	for b.Loop() {
 		if _, err := Load(root); err != nil {
 			b.Fatal(err)
