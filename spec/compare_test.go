@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 // Like-for-like comparisons, per-token rates, archived inputs, provenance
@@ -21,39 +20,18 @@ import (
 // compareRules are the rules of issue 6.
 var compareRules = []string{"compare.unlike", "compare.rate", "input.archive", "provenance", "code"}
 
-// compareFindings loads root as the audit does and runs the named rules.
+// compareFindings audits root with the named rules (the rules of issue 6
+// if none) and returns the report's findings.
 func compareFindings(t *testing.T, root string, names ...string) []finding.Finding {
 	t.Helper()
-	c, err := audit.Load(root)
-	if err != nil {
-		t.Fatalf("audit.Load(%q): %v", root, err)
-	}
 	if len(names) == 0 {
 		names = compareRules
 	}
-	rs, err := rules.Select(strings.Join(names, ","))
+	r, err := audit.Audit(root, strings.Join(names, ","))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("audit.Audit(%q, %q): %v", root, names, err)
 	}
-	var out []finding.Finding
-	for _, r := range rs {
-		fs, err := r.Check(c)
-		if err != nil {
-			t.Fatalf("rule %s on %s: %v", r.Name, root, err)
-		}
-		out = append(out, fs...)
-	}
-	return out
-}
-
-// compareCopy copies a fixture snapshot into a temporary directory.
-func compareCopy(t *testing.T, name string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), name)
-	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "fixtures", name))); err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return r.Findings
 }
 
 // ids returns "ID severity" → count over findings that carry an id.
@@ -78,7 +56,7 @@ func failing(fs []finding.Finding) []finding.Finding {
 }
 
 func TestCompareAudited(t *testing.T) {
-	fs := compareFindings(t, filepath.Join("..", "fixtures", "m5-v3"))
+	fs := compareFindings(t, snaptest.Fixture(t, "m5-v3"))
 	got := ids(fs)
 	// The audit's §1d, §2, §3 and §4 findings, as seed-findings.md lists
 	// them for m5-v3.
@@ -139,7 +117,7 @@ func TestCompareAudited(t *testing.T) {
 }
 
 func TestCompareFixed(t *testing.T) {
-	fs := compareFindings(t, filepath.Join("..", "fixtures", "m5"))
+	fs := compareFindings(t, snaptest.Fixture(t, "m5"))
 	for _, f := range failing(fs) {
 		t.Errorf("m5: %v", f)
 	}
@@ -153,17 +131,12 @@ func TestCompareFixed(t *testing.T) {
 
 // A changed byte in an archived input: input.archive fails naming the file.
 func TestInputArchiveChangedByte(t *testing.T) {
-	root := compareCopy(t, "m5")
+	root := snaptest.CopyFixture(t, "m5")
 	const rel = "data/m5_val_prompts/m5_prompt_1600tok.txt"
 	p := filepath.Join(root, filepath.FromSlash(rel))
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := []byte(snaptest.Read(t, p))
 	b[100] ^= 0x20
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	snaptest.Write(t, p, string(b))
 	fs := compareFindings(t, root, "input.archive")
 	var named []string
 	for _, f := range failing(fs) {
@@ -181,21 +154,15 @@ func TestInputArchiveChangedByte(t *testing.T) {
 
 // An mtime out of order: provenance fails.
 func TestProvenanceMtimeOutOfOrder(t *testing.T) {
-	root := compareCopy(t, "m5-v3")
+	root := snaptest.CopyFixture(t, "m5-v3")
 	p := filepath.Join(root, "machine", "mtimes.json")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The runner edited after the JSON was written.
 	re := regexp.MustCompile(`("scripts/run_phase0_phase2_m5_validation.py": )"[^"]*"`)
-	if !re.Match(b) {
+	m := re.FindString(snaptest.Read(t, p))
+	if m == "" {
 		t.Fatalf("%s has no runner mtime", p)
 	}
-	b = re.ReplaceAll(b, []byte(`$1"2026-10-15T08:05:00+03:00"`))
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	snaptest.Edit(t, p, m, re.ReplaceAllString(m, `$1"2026-10-15T08:05:00+03:00"`))
 	fs := compareFindings(t, root, "provenance")
 	var msgs []string
 	for _, f := range failing(fs) {
@@ -214,26 +181,19 @@ func TestProvenanceMtimeOutOfOrder(t *testing.T) {
 
 // Two runs made alike except threads: compare.unlike names threads alone.
 func TestCompareUnlikeThreadsAlone(t *testing.T) {
-	root := compareCopy(t, "m5-v3")
+	root := snaptest.CopyFixture(t, "m5-v3")
 	p := filepath.Join(root, "results", "phase0_phase2_m5_validation.json")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// strata_q2_0_moce0_short_43tok and strata_metal_optimized_k256_q2_0_moce085
 	// are alike (PLAN §7.1 #5 "9.51 → 13.52 tok/s"); give the second "-t 8".
-	s := string(b)
+	s := snaptest.Read(t, p)
 	at := strings.Index(s, `"name": "strata_metal_optimized_k256_q2_0_moce085"`)
 	end := `"--n-gen",` + "\n        \"64\"\n      ],"
-	i := strings.Index(s[at:], end)
-	if at < 0 || i < 0 {
+	if at < 0 || !strings.Contains(s[at:], end) {
 		t.Fatalf("%s: cannot find the run's argv", p)
 	}
-	i += at
-	s = s[:i] + `"--n-gen",` + "\n        \"64\",\n        \"-t\",\n        \"8\"\n      ]," + s[i+len(end):]
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// The run's argv end is the n-th occurrence of end, counting from the top.
+	n := strings.Count(s[:at], end) + 1
+	snaptest.EditNth(t, p, end, `"--n-gen",`+"\n        \"64\",\n        \"-t\",\n        \"8\"\n      ],", n)
 	fs := compareFindings(t, root, "compare.unlike")
 	var f *finding.Finding
 	for i := range fs {
@@ -276,10 +236,8 @@ func diffFields(msg string) []string {
 // prefix is still caught: the patched runs' prompt echo is in no archived
 // file.
 func TestInputArchiveWithoutMachineCopy(t *testing.T) {
-	root := compareCopy(t, "m5-v3")
-	if err := os.Remove(filepath.Join(root, "machine", "tmp", "m5_prompt_1600tok.txt")); err != nil {
-		t.Fatal(err)
-	}
+	root := snaptest.CopyFixture(t, "m5-v3")
+	snaptest.Remove(t, filepath.Join(root, "machine", "tmp", "m5_prompt_1600tok.txt"))
 	fs := compareFindings(t, root, "input.archive")
 	var echoFails, gone int
 	for _, f := range fs {
@@ -313,10 +271,10 @@ func TestCompareRateOwnCount(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.field+"="+tt.value, func(t *testing.T) {
-			root := compareCopy(t, "m5")
-			edit(t, filepath.Join(root, "results", "phase0_phase2_m5_validation.json"),
+			root := snaptest.CopyFixture(t, "m5")
+			snaptest.Edit(t, filepath.Join(root, "results", "phase0_phase2_m5_validation.json"),
 				`"whole_run_disk0_mb": 33428.34,`, `"whole_run_disk0_mb": 33428.34, "`+tt.field+`": `+tt.value+`,`)
-			edit(t, filepath.Join(root, "scripts", "run_phase0_phase2_m5_validation.py"),
+			snaptest.Edit(t, filepath.Join(root, "scripts", "run_phase0_phase2_m5_validation.py"),
 				`        "whole_run_disk0_mb": p4["disk0_mb"],`,
 				`        "whole_run_disk0_mb": p4["disk0_mb"], "`+tt.field+`": `+tt.expr+`,`)
 			var got *finding.Finding
@@ -330,20 +288,5 @@ func TestCompareRateOwnCount(t *testing.T) {
 				t.Errorf("compare.rate(%s = %s) = %v; want %v saying %q", tt.field, tt.value, got, tt.sev, tt.want)
 			}
 		})
-	}
-}
-
-// edit replaces the first occurrence of old in the file at p.
-func edit(t *testing.T, p, old, new string) {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), old) {
-		t.Fatalf("%s: no %q", p, old)
-	}
-	if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

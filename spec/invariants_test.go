@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/scratch"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 // The engine's invariants (issue 4; audit §2, §3 "uniform arena", §4) on
@@ -56,35 +55,9 @@ func runInvariants(t *testing.T, c *rules.Context, names ...string) []finding.Fi
 	return out
 }
 
-// invCopy copies a fixture snapshot into a temporary directory.
-func invCopy(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copying %s: %v", src, err)
-	}
-	return dst
-}
-
 // invEdit is one change to a file of a snapshot copy: the n-th occurrence
-// (1-based) of old becomes new, or, with old empty, the file is removed.
+// (1-based; 0 means the only one) of old becomes new, or, with old empty, the
+// file is removed.
 type invEdit struct {
 	file     string
 	old, new string
@@ -94,44 +67,14 @@ type invEdit struct {
 func (e invEdit) apply(t *testing.T, root string) {
 	t.Helper()
 	p := filepath.Join(root, filepath.FromSlash(e.file))
-	if e.old == "" {
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
-		}
-		return
+	switch {
+	case e.old == "":
+		snaptest.Remove(t, p)
+	case e.n == 0:
+		snaptest.Edit(t, p, e.old, e.new)
+	default:
+		snaptest.EditNth(t, p, e.old, e.new, e.n)
 	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	n := e.n
-	if n == 0 {
-		n = 1
-	}
-	at := -1
-	for from := 0; n > 0; n-- {
-		i := strings.Index(s[from:], e.old)
-		if i < 0 {
-			t.Fatalf("%s: occurrence %d of %q not found", e.file, e.n, e.old)
-		}
-		at = from + i
-		from = at + len(e.old)
-	}
-	s = s[:at] + e.new + s[at+len(e.old):]
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// invFixture returns the path of a fixture snapshot.
-func invFixture(t *testing.T, name string) string {
-	t.Helper()
-	root := filepath.Join("..", "fixtures", name)
-	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(archive.ResultsFile))); err != nil {
-		t.Fatalf("fixture %s has no results file: %v", name, err)
-	}
-	return root
 }
 
 // invWant is one expected finding: rule, audit id, severity and a part of the
@@ -165,7 +108,7 @@ func invDump(fs []finding.Finding) string {
 // The audited snapshot: what the audit found for each invariant, with the
 // figures it gives.
 func TestInvariantsAudited(t *testing.T) {
-	root := invFixture(t, "m5-v3")
+	root := snaptest.Fixture(t, "m5-v3")
 	fs := runInvariants(t, invariantsContext(t, root))
 	// Route parity (§4, F41): tolerance and repeat count are the spec's.
 	parity := []struct {
@@ -211,7 +154,7 @@ func TestInvariantsAudited(t *testing.T) {
 // The fixed snapshot: the self-test is clean and asserts eviction with
 // mincore, the source asserts the need; the cap check still only logs.
 func TestInvariantsFixed(t *testing.T) {
-	root := invFixture(t, "m5")
+	root := snaptest.Fixture(t, "m5")
 	fs := runInvariants(t, invariantsContext(t, root))
 	for _, w := range []invWant{
 		{"selftest", "F42", finding.Pass, `--self-test verdict is exactly "self-test: PASS", exit 0`},
@@ -253,14 +196,22 @@ func TestInvariantsBroken(t *testing.T) {
 		{"a mode missing", "",
 			[]invEdit{{file: "results/route_parity/fast_1.log"}, {file: "results/route_parity/fast_2.log"}, {file: "results/route_parity/fast_3.log"}},
 			invWant{"parity", "F41", finding.Fail, "route_parity fast math: no run; want 3 repeats"}},
+		// Rows from review: a line the route_parity or self-test parser
+		// could not read passed in silence.
+		{"an unreadable route_parity line", "",
+			[]invEdit{{file: "results/route_parity/default_2.log", old: "route_parity: 2/2 PASS", new: "route_parity: K=128 moce=0.50 max_abs_err n/a PASS\nroute_parity: 2/2 PASS"}},
+			invWant{"parity", "F41", finding.Fail, "results/route_parity/default_2.log: malformed route_parity configuration line"}},
+		{"a second self-test verdict", "m5",
+			[]invEdit{{file: "results/self_test.log", old: "\nself-test: PASS", new: "\nself-test: FAIL\nself-test: PASS"}},
+			invWant{"selftest", "F42", finding.Fail, "results/self_test.log: second verdict line (first at line"}},
 		{"a logged slot count changed", "",
-			[]invEdit{{file: results, old: "expert arena 3.40 GB: 2441 slots", new: "expert arena 3.40 GB: 2442 slots"}},
+			[]invEdit{{file: results, old: "expert arena 3.40 GB: 2441 slots", new: "expert arena 3.40 GB: 2442 slots", n: 1}},
 			invWant{"arena", "F31", finding.Fail, "logged 2442 slots; 15.820 GiB / 12,288 slices → 85 pages of 16 KiB per slot, and 3.40 GB (STRATA_METAL_ARENA_GB=3.4) / (85 × 16 KiB) = 2,441 slots"}},
 		{"one run with another arena size", "",
 			[]invEdit{
-				{file: results, old: `"STRATA_METAL_ARENA_GB": "3.4"`, new: `"STRATA_METAL_ARENA_GB": "3.6"`},
-				{file: results, old: "STRATA_METAL_ARENA_GB=3.4 (", new: "STRATA_METAL_ARENA_GB=3.6 ("},
-				{file: results, old: "expert arena 3.40 GB", new: "expert arena 3.60 GB"},
+				{file: results, old: `"STRATA_METAL_ARENA_GB": "3.4"`, new: `"STRATA_METAL_ARENA_GB": "3.6"`, n: 1},
+				{file: results, old: "STRATA_METAL_ARENA_GB=3.4 (", new: "STRATA_METAL_ARENA_GB=3.6 (", n: 1},
+				{file: results, old: "expert arena 3.40 GB", new: "expert arena 3.60 GB", n: 1},
 			},
 			invWant{"arena", "F31", finding.Fail, "has STRATA_METAL_ARENA_GB=3.6 (3.60 GB logged); 13 of the 14 runs have 3.4 (3.40 GB)"}},
 		{"a scratch value changed in one log line", "",
@@ -285,7 +236,7 @@ func TestInvariantsBroken(t *testing.T) {
 			if snap == "" {
 				snap = "m5-v3"
 			}
-			root := invCopy(t, invFixture(t, snap))
+			root := snaptest.CopyFixture(t, snap)
 			for _, e := range tt.edits {
 				e.apply(t, root)
 			}

@@ -1,22 +1,17 @@
 package spec
 
 import (
-	"path/filepath"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 // TestPageCacheRule: on the audited snapshot the cache rule reproduces the
 // audit's §3 (the no-op eviction F26 and the wrong target F29 fail, the
 // warm-up F27 passes); on the fixed snapshot all three pass.
 func TestPageCacheRule(t *testing.T) {
-	sel, err := rules.Select("cache")
-	if err != nil || len(sel) != 1 {
-		t.Fatalf("rules.Select(%q) = %v, %v; want the cache rule", "cache", sel, err)
-	}
 	tests := []struct {
 		snap string
 		want map[string]finding.Severity // worst severity per finding id
@@ -25,19 +20,24 @@ func TestPageCacheRule(t *testing.T) {
 		{"m5", map[string]finding.Severity{"F26": finding.Pass, "F27": finding.Pass, "F29": finding.Pass}},
 	}
 	for _, tt := range tests {
-		ctx := &rules.Context{Snap: &archive.Snapshot{Root: filepath.Join("..", "fixtures", tt.snap)}}
-		fs, err := sel[0].Check(ctx)
+		r, err := audit.Audit(snaptest.Fixture(t, tt.snap), "cache")
 		if err != nil {
 			t.Fatalf("cache on %s: %v", tt.snap, err)
 		}
 		got := map[string]finding.Severity{}
-		for _, f := range fs {
+		for _, f := range r.Findings {
+			if f.Rule != "cache" {
+				t.Errorf("cache on %s: finding of rule %q", tt.snap, f.Rule)
+			}
 			got[f.ID] = max(got[f.ID], f.Severity)
 		}
 		for id, want := range tt.want {
 			if got[id] != want {
-				t.Errorf("cache on %s: %s = %v; want %v (findings %v)", tt.snap, id, got[id], want, fs)
+				t.Errorf("cache on %s: %s = %v; want %v (findings %v)", tt.snap, id, got[id], want, r.Findings)
 			}
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("cache on %s: ids %v; want exactly %v", tt.snap, got, tt.want)
 		}
 	}
 }

@@ -10,61 +10,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/strataspec/strataspec/engine/pagecache"
+	"github.com/strataspec/strataspec/engine/pagecache/pagecachetest"
 )
 
 // The page-cache specification (audit §3, F26–F27): an eviction is verified
 // by measuring residency with mincore, never by a return code. Every test
 // here asserts residency as measured after the operation.
-
-const pcTmpfsMagic = 0x01021994
-
-func pcOnTmpfs(dir string) bool {
-	var fs unix.Statfs_t
-	return unix.Statfs(dir, &fs) == nil && fs.Type == pcTmpfsMagic
-}
-
-// pcDiskDir returns a fresh directory on a disk-backed file system, or skips.
-func pcDiskDir(t *testing.T) string {
-	t.Helper()
-	bases := []string{os.TempDir()}
-	if d, err := os.UserCacheDir(); err == nil {
-		bases = append(bases, d)
-	}
-	for _, b := range bases {
-		if pcOnTmpfs(b) {
-			continue
-		}
-		if d, err := os.MkdirTemp(b, "strataspec-pagecache-"); err == nil {
-			t.Cleanup(func() { os.RemoveAll(d) })
-			return d
-		}
-	}
-	t.Skipf("no disk-backed directory among %q", bases)
-	return ""
-}
-
-// pcCachedFile writes size bytes to dir/name and syncs them: the pages are
-// resident and clean afterwards.
-func pcCachedFile(t *testing.T, dir, name string, size int) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	buf := make([]byte, size)
-	for i := range buf {
-		buf[i] = byte(i>>12) | 1
-	}
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // pcResidency counts path's resident pages with mincore, page by page.
 func pcResidency(t *testing.T, path string) pagecache.Count {
@@ -79,7 +30,7 @@ func pcResidency(t *testing.T, path string) pagecache.Count {
 const pcSize = 32 << 20
 
 func TestPageCacheEvictThenWarm(t *testing.T) {
-	path := pcCachedFile(t, pcDiskDir(t), "experts", pcSize)
+	path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "experts", pcSize)
 	if c := pcResidency(t, path); c.Resident != c.Total || c.Total == 0 {
 		t.Fatalf("freshly written file: %v; want fully resident", c)
 	}
@@ -102,7 +53,7 @@ func TestPageCacheEvictThenWarm(t *testing.T) {
 // success — and shows the measurement sees that nothing left the cache,
 // where Evict on the same file does empty it.
 func TestPageCacheSeedEvictionIsNoOp(t *testing.T) {
-	path := pcCachedFile(t, pcDiskDir(t), "dense.gguf", pcSize)
+	path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "dense.gguf", pcSize)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +82,7 @@ func TestPageCacheSeedEvictionIsNoOp(t *testing.T) {
 }
 
 func TestPageCacheTmpfsNotEvictable(t *testing.T) {
-	if !pcOnTmpfs("/dev/shm") {
+	if !pagecachetest.MemoryFS("/dev/shm") {
 		t.Skip("no tmpfs at /dev/shm")
 	}
 	d, err := os.MkdirTemp("/dev/shm", "strataspec-pagecache-")

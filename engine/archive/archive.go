@@ -258,6 +258,8 @@ type Error struct {
 	Msg  string
 }
 
+// Error formats the error as file:line:col: path: message, leaving out
+// the parts it does not have.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/internal/snaptest"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 func TestLoadFixtures(t *testing.T) {
@@ -174,6 +174,8 @@ func TestLoadBadRecords(t *testing.T) {
 		{"bad env", "results/route_parity/fast_1.log", "# cmd: x\n# env: FAST\n# exit: 0\n", `env entry "FAST"`},
 		{"bad mtimes", "machine/mtimes.json", `{"tz": "+03:00", "files": {"a": "yesterday"}}`, "not an RFC 3339 time"},
 		{"mtimes unknown key", "machine/mtimes.json", `{"tz": "+03:00", "files": {}, "x": 1}`, `unknown key "x"`},
+		// From review: a tz of the wrong type passed when files was empty.
+		{"mtimes tz not a string", "machine/mtimes.json", `{"tz": 3, "files": {}}`, "tz: want a string, found number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,6 +205,59 @@ func FuzzLoadResults(f *testing.F) {
 		var ae *Error
 		if err != nil && !errors.As(err, &ae) {
 			t.Fatalf("error %v is not an *archive.Error", err)
+		}
+	})
+}
+
+// fuzzSeeds adds the committed fixture files at rels (slash paths relative
+// to a snapshot root) of both snapshots to a fuzz corpus.
+func fuzzSeeds(f *testing.F, rels ...string) {
+	for _, snap := range []string{"m5-v3", "m5"} {
+		for _, rel := range rels {
+			b, err := os.ReadFile(filepath.Join(snaptest.FixturePath(snap), filepath.FromSlash(rel)))
+			if err != nil {
+				f.Fatalf("fuzz seed: %v", err)
+			}
+			f.Add(b)
+		}
+	}
+}
+
+func FuzzParseRecord(f *testing.F) {
+	fuzzSeeds(f, SelfTestFile, ParityDir+"/default_1.log", ParityDir+"/fast_3.log")
+	f.Add([]byte("# cmd: x\n# env: A=1 B=\n# exit: -1\nbody\n"))
+	f.Add([]byte("# cmd: x\n# cmd: y\n# exit: 0\n"))
+	f.Add([]byte("# exit: 99999999999999999999\n# cmd: x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rec, err := parseRecord("results/x.log", data)
+		if err != nil {
+			var ae *Error
+			if !errors.As(err, &ae) || ae.File != "results/x.log" {
+				t.Fatalf("parseRecord error %v is not an *archive.Error naming the file", err)
+			}
+			return
+		}
+		if len(rec.Cmd) == 0 && !strings.Contains(string(data), "# cmd:") || rec.Env == nil || rec.Text != string(data) {
+			t.Fatalf("parseRecord(%q) = %+v", data, rec)
+		}
+	})
+}
+
+func FuzzDecodeMtimes(f *testing.F) {
+	fuzzSeeds(f, MtimesFile)
+	f.Add([]byte(`{"tz": "+03:00", "files": {"a": null}}`))
+	f.Add([]byte(`{"tz": 3, "files": []}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := decodeMtimes(data)
+		if err != nil {
+			var ae *Error
+			if !errors.As(err, &ae) || ae.File != MtimesFile {
+				t.Fatalf("decodeMtimes error %v is not an *archive.Error naming %s", err, MtimesFile)
+			}
+			return
+		}
+		if m == nil {
+			t.Fatal("decodeMtimes: nil map without an error")
 		}
 	})
 }

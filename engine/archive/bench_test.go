@@ -3,7 +3,7 @@ package archive
 import (
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/internal/snaptest"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 // BenchmarkLoad loads the m5-v3 fixture: results JSON, file checks and records.

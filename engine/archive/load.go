@@ -580,6 +580,9 @@ func decodeMtimes(data []byte) (map[string]Mtime, error) {
 		}
 		out[k] = Mtime{Time: t, Text: text}
 	}
+	if d.err != nil {
+		return nil, d.err
+	}
 	return out, nil
 }
 
@@ -589,6 +592,13 @@ func (s *Snapshot) readRecord(rel string) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
+	return parseRecord(rel, data)
+}
+
+// parseRecord parses the bytes of the text record at rel (relative to the
+// snapshot root): its "# cmd:", "# env:" and "# exit:" header lines, the
+// first lines of the file. "# cmd:" and "# exit:" are required.
+func parseRecord(rel string, data []byte) (*Record, error) {
 	rec := &Record{Name: strings.TrimSuffix(path.Base(rel), path.Ext(rel)), File: rel, Text: string(data), Exit: -1}
 	seen := map[string]bool{}
 	for i, line := range strings.Split(rec.Text, "\n") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/kld"
 	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/rules"
@@ -48,12 +49,17 @@ func IsLlamaCpp(r *archive.Run) bool {
 	return strings.HasPrefix(filepath.Base(r.Cmd[0]), "llama")
 }
 
-// ParseRun parses a run's tail: llama.cpp runs with the llama.cpp parser and
-// strata runs with the window CLI parser; the runner's appended lines (memory,
-// disk) are read from every tail.
+// ParseRun parses a run's tail: llama.cpp runs with the llama.cpp parser
+// (and llama-perplexity's KL-divergence statistics for that program), strata
+// runs with the window CLI parser; the runner's appended lines (memory, disk)
+// are read from every tail.
 func ParseRun(r *archive.Run) *tail.Metrics {
 	if IsLlamaCpp(r) {
-		return tail.Merge(llamacpp.Parse(r.Source, r.Tail), tail.ParseRunner(r.Source, r.Tail))
+		ms := llamacpp.Parse(r.Source, r.Tail)
+		if filepath.Base(r.Cmd[0]) == "llama-perplexity" {
+			ms = tail.Merge(ms, kld.ParsePerplexity(r.Source, r.Tail))
+		}
+		return tail.Merge(ms, tail.ParseRunner(r.Source, r.Tail))
 	}
 	return tail.ParseStrata(r.Source, r.Tail)
 }

@@ -229,12 +229,10 @@ func unitOK(quoted, source string) bool {
 	return quoted == "" || source == "" || quoted == source
 }
 
+// withUnit appends a unit, if any, after a space: "52.60 + 24.72 %".
 func withUnit(s, unit string) string {
 	if unit == "" {
 		return s
-	}
-	if unit == "%" || unit == "×" {
-		return s + " " + unit
 	}
 	return s + " " + unit
 }
@@ -324,6 +322,8 @@ func plural(n int, w string) string {
 	return fmt.Sprintf("%d %ss", n, w)
 }
 
+// toPair returns the range of a list: its smallest and largest items, the
+// list kept for the runs it spans. An empty list gives the zero Value.
 func toPair(l []Item) Value {
 	if len(l) == 0 {
 		return Value{}

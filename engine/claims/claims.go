@@ -94,6 +94,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error returns "file:line: message".
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
 // Err returns the table's first error, or nil.
@@ -153,60 +154,19 @@ func Parse(file string, b []byte) *Table {
 			}
 			t.Sections = append(t.Sections, Section{p, ln})
 		case strings.HasPrefix(text, "set "):
-			name, rest, ok := strings.Cut(strings.TrimPrefix(text, "set "), "=")
-			name = strings.TrimSpace(name)
-			if !ok || !nameRE.MatchString(name) {
-				errf(ln, "set: want \"set NAME = glob ...\"")
-				continue
-			}
-			if _, dup := t.Sets[name]; dup {
-				errf(ln, "set %s declared twice", name)
-				continue
-			}
-			globs := strings.Fields(rest)
-			if len(globs) == 0 {
-				errf(ln, "set %s: no runs", name)
-				continue
-			}
-			bad := false
-			for _, g := range globs {
-				if _, err := path.Match(g, ""); err != nil {
-					errf(ln, "set %s: bad glob %q: %v", name, g, err)
-					bad = true
-				}
-			}
-			if !bad {
-				t.Sets[name] = &Set{name, globs, ln}
+			if st, err := parseSet(strings.TrimPrefix(text, "set "), t.Sets); err != nil {
+				errf(ln, "%v", err)
+			} else {
+				st.Line = ln
+				t.Sets[st.Name] = st
 			}
 		case strings.HasPrefix(text, "const "):
-			name, rest, ok := strings.Cut(strings.TrimPrefix(text, "const "), "=")
-			name = strings.TrimSpace(name)
-			if !ok || !nameRE.MatchString(name) {
-				errf(ln, "const: want \"const NAME = VALUE [UNIT]\"")
-				continue
+			if c, err := parseConst(strings.TrimPrefix(text, "const "), t.Consts); err != nil {
+				errf(ln, "%v", err)
+			} else {
+				c.Doc, c.Line = comment, ln
+				t.Consts[c.Name] = c
 			}
-			if _, dup := t.Consts[name]; dup {
-				errf(ln, "const %s declared twice", name)
-				continue
-			}
-			f := strings.Fields(rest)
-			if len(f) == 0 || len(f) > 2 {
-				errf(ln, "const %s: want a value and an optional unit", name)
-				continue
-			}
-			n, err := num.Parse(f[0])
-			if err != nil {
-				errf(ln, "const %s: %v", name, err)
-				continue
-			}
-			unit := ""
-			if len(f) == 2 {
-				if unit = plan.CanonUnit(f[1]); unit == "" {
-					errf(ln, "const %s: unknown unit %q", name, f[1])
-					continue
-				}
-			}
-			t.Consts[name] = &Const{name, n, unit, comment, ln}
 		default:
 			r, err := parseRow(text)
 			if err != nil {
@@ -235,6 +195,61 @@ func Parse(file string, b []byte) *Table {
 		}
 	}
 	return t
+}
+
+// decl splits a declaration "NAME = REST" of the given kind and checks that
+// NAME is a name not declared before.
+func decl[T any](kind, text, usage string, declared map[string]T) (name, rest string, err error) {
+	name, rest, ok := strings.Cut(text, "=")
+	name = strings.TrimSpace(name)
+	if !ok || !nameRE.MatchString(name) {
+		return "", "", fmt.Errorf("%s: want %q", kind, usage)
+	}
+	if _, dup := declared[name]; dup {
+		return "", "", fmt.Errorf("%s %s declared twice", kind, name)
+	}
+	return name, rest, nil
+}
+
+// parseSet parses "NAME = GLOB ..." (the text after "set ").
+func parseSet(text string, sets map[string]*Set) (*Set, error) {
+	name, rest, err := decl("set", text, "set NAME = glob ...", sets)
+	if err != nil {
+		return nil, err
+	}
+	globs := strings.Fields(rest)
+	if len(globs) == 0 {
+		return nil, fmt.Errorf("set %s: no runs", name)
+	}
+	for _, g := range globs {
+		if _, err := path.Match(g, ""); err != nil {
+			return nil, fmt.Errorf("set %s: bad glob %q: %v", name, g, err)
+		}
+	}
+	return &Set{Name: name, Globs: globs}, nil
+}
+
+// parseConst parses "NAME = VALUE [UNIT]" (the text after "const ").
+func parseConst(text string, consts map[string]*Const) (*Const, error) {
+	name, rest, err := decl("const", text, "const NAME = VALUE [UNIT]", consts)
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Fields(rest)
+	if len(f) == 0 || len(f) > 2 {
+		return nil, fmt.Errorf("const %s: want a value and an optional unit", name)
+	}
+	n, err := num.Parse(f[0])
+	if err != nil {
+		return nil, fmt.Errorf("const %s: %v", name, err)
+	}
+	unit := ""
+	if len(f) == 2 {
+		if unit = plan.CanonUnit(f[1]); unit == "" {
+			return nil, fmt.Errorf("const %s: unknown unit %q", name, f[1])
+		}
+	}
+	return &Const{Name: name, Num: n, Unit: unit}, nil
 }
 
 func validUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
@@ -294,6 +309,35 @@ func (r *Row) Runs() []string {
 			if x.Op == OpMetric && !seen[x.Run] {
 				seen[x.Run] = true
 				out = append(out, x.Run)
+			}
+		})
+	}
+	return out
+}
+
+// MetricRuns returns the runs whose metrics the row's sources read, directly
+// (RUN:METRIC) or over a set (@SET:METRIC), in order of first mention. A set
+// that cannot be expanded in env adds nothing; @SET alone (as in count(@SET))
+// reads no metric.
+func (r *Row) MetricRuns(env *Env) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(run string) {
+		if !seen[run] {
+			seen[run] = true
+			out = append(out, run)
+		}
+	}
+	for _, e := range r.Sources {
+		e.walk(func(x *Expr) {
+			switch x.Op {
+			case OpMetric:
+				add(x.Run)
+			case OpSetMetric:
+				names, _ := env.Set(x.Name)
+				for _, n := range names {
+					add(n)
+				}
 			}
 		})
 	}

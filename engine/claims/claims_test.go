@@ -257,6 +257,25 @@ set s = r*
 	}
 }
 
+func TestMetricRuns(t *testing.T) {
+	tb := Parse("PLAN.claims", []byte(`set tf = tf_*
+set none = zz_*
+§7.1 | 1 | speed_a:x
+§7.1 | 2 | mean(@tf:kld)
+§7.1 | 3 | count(@tf)
+§7.1 | 4 | ratio(speed_a:x, tf_b:x) ; tf_b:y
+§7.1 | 5 | mean(@none:x)
+§7.1 | 6 | 4
+`))
+	e := env(t, tb, map[string][]string{}, "speed_a", "tf_a", "tf_b")
+	for i, want := range []string{"speed_a", "tf_a tf_b", "", "speed_a tf_b", "", ""} {
+		r := tb.Rows[i]
+		if got := strings.Join(r.MetricRuns(e), " "); got != want {
+			t.Errorf("Row(%q).MetricRuns = %q; want %q", r.Text, got, want)
+		}
+	}
+}
+
 func TestFormat(t *testing.T) {
 	tests := []struct {
 		v    float64

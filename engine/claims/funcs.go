@@ -150,16 +150,7 @@ func init() {
 			if err != nil || len(l) == 0 {
 				return Value{}, fmt.Errorf("want a non-empty list")
 			}
-			v := Value{Kind: Pair, Lo: l[0], Hi: l[0], List: l}
-			for _, it := range l[1:] {
-				if it.Value < v.Lo.Value {
-					v.Lo = it
-				}
-				if it.Value > v.Hi.Value {
-					v.Hi = it
-				}
-			}
-			return v, nil
+			return toPair(l), nil
 		}})
 	register(Func{Name: "each", Doc: "each(@SET:METRIC): the value every run of a set has (fails if two differ)", MinArgs: 1, MaxArgs: 1,
 		Eval: func(args []Value, _ []*Expr) (Value, error) {

@@ -48,6 +48,7 @@ var valueTypeNames = [...]string{
 	TypeFloat64: "float64",
 }
 
+// String returns the type's name as the GGUF specification spells it.
 func (t ValueType) String() string {
 	if int(t) < len(valueTypeNames) {
 		return valueTypeNames[t]
@@ -83,6 +84,7 @@ type FormatError struct {
 	Msg    string
 }
 
+// Error returns "file: offset N: message".
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("%s: offset %d: %s", e.File, e.Offset, e.Msg)
 }

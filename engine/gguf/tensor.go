@@ -41,6 +41,7 @@ const (
 	TensorQ4_K TensorType = 12
 )
 
+// String returns the type's name as ggml spells it (F32, Q4_K, …).
 func (t TensorType) String() string {
 	if tr, ok := typeTraits[t]; ok {
 		return tr.name

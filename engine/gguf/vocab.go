@@ -40,6 +40,7 @@ const (
 
 var tokenTypeNames = [...]string{"undefined", "normal", "unknown", "control", "user-defined", "unused", "byte"}
 
+// String returns the type's name: "normal", "control", "user-defined", ….
 func (t TokenType) String() string {
 	if t >= 0 && int(t) < len(tokenTypeNames) {
 		return tokenTypeNames[t]

@@ -57,6 +57,7 @@ type Interval struct {
 	Reps   int     // bootstrap replicates
 }
 
+// String returns the interval with its level, documents and resamples.
 func (iv Interval) String() string {
 	return fmt.Sprintf("[%.6g, %.6g] (%.0f%%, n=%d, %d resamples)", iv.Lo, iv.Hi, 100*iv.Level, iv.N, iv.Reps)
 }
@@ -128,19 +129,4 @@ func ExcludeFirst(mean float64, n int, first float64) (float64, error) {
 		return 0, fmt.Errorf("kld: cannot exclude one of %d tokens", n)
 	}
 	return (mean*float64(n) - first) / float64(n-1), nil
-}
-
-// AgreementCount returns the number of agreeing tokens out of n that a
-// top-1 agreement percentage printed with the given decimals stands for. It
-// fails if no whole count rounds to the printed value.
-func AgreementCount(percent float64, n, decimals int) (int, error) {
-	if n < 1 {
-		return 0, fmt.Errorf("kld: agreement over %d tokens", n)
-	}
-	k := int(math.Round(percent * float64(n) / 100))
-	p := math.Pow(10, float64(decimals))
-	if k < 0 || k > n || math.Abs(math.Round(100*float64(k)/float64(n)*p)/p-percent) > 0.5/p+1e-9 {
-		return 0, fmt.Errorf("kld: %.*f%% is not a whole count of %d tokens", decimals, percent, n)
-	}
-	return k, nil
 }

@@ -99,28 +99,6 @@ func TestExcludeFirst(t *testing.T) {
 	}
 }
 
-func TestAgreementCount(t *testing.T) {
-	tests := []struct {
-		percent  float64
-		n, dec   int
-		want     int
-		wantFail bool
-	}{
-		{90.63, 64, 2, 58, false},
-		{89.06, 64, 2, 57, false},
-		{75.00, 64, 2, 48, false},
-		{100, 64, 2, 64, false},
-		{90.00, 64, 2, 0, true}, // 57.6 tokens
-		{50, 0, 2, 0, true},
-	}
-	for _, tt := range tests {
-		got, err := AgreementCount(tt.percent, tt.n, tt.dec)
-		if (err != nil) != tt.wantFail || got != tt.want {
-			t.Errorf("AgreementCount(%v, %d, %d) = %d, %v; want %d (fail %v)", tt.percent, tt.n, tt.dec, got, err, tt.want, tt.wantFail)
-		}
-	}
-}
-
 // perplexityOut is the end of a llama-perplexity --kl-divergence run in the
 // format of tools/perplexity/perplexity.cpp (current build: percentiles 95/90,
 // Δp quartiles), with the per-chunk table before it. Values are made up.

@@ -174,6 +174,16 @@ func (p *parser) line(n int, s string) {
 	}
 }
 
+// timed are the summary labels "<label> = T ms / N <word> (…)", with the
+// bases of their metric names: count+"_ms" for T, then countAndRates' bases.
+var timed = map[string]struct{ count, perTok, rate string }{
+	"sample time":      {"sample", "sample", "sample"},
+	"sampling time":    {"sample", "sample", "sample"},
+	"samplers time":    {"sample", "sample", "sample"},
+	"prompt eval time": {"prompt_eval", "prompt", "prompt"},
+	"eval time":        {"eval", "eval", "eval"},
+}
+
 // summary parses the part of a summary line after its prefix:
 // "<label> = <value> <unit> [/ <count> <word>] [(...)]".
 func (p *parser) summary(n int, s string) {
@@ -193,39 +203,19 @@ func (p *parser) summary(n int, s string) {
 		if ok {
 			p.add(n, "load_ms", v, "ms")
 		}
-	case "sample time", "sampling time":
+	case "sample time", "sampling time", "samplers time", "prompt eval time", "eval time":
 		v, ok := p.value(n, &sc, label, "ms")
 		if !ok {
 			return
 		}
-		if sc.done() {
+		if (label == "sample time" || label == "sampling time") && sc.done() {
 			// common_perf_print's total time spent in common/sampling.
 			p.add(n, "sampling_ms", v, "ms")
 			return
 		}
-		p.add(n, "sample_ms", v, "ms")
-		p.countAndRates(n, &sc, label, "sample", "sample", "sample")
-	case "samplers time":
-		v, ok := p.value(n, &sc, label, "ms")
-		if !ok {
-			return
-		}
-		p.add(n, "sample_ms", v, "ms")
-		p.countAndRates(n, &sc, label, "sample", "sample", "sample")
-	case "prompt eval time":
-		v, ok := p.value(n, &sc, label, "ms")
-		if !ok {
-			return
-		}
-		p.add(n, "prompt_eval_ms", v, "ms")
-		p.countAndRates(n, &sc, label, "prompt_eval", "prompt", "prompt")
-	case "eval time":
-		v, ok := p.value(n, &sc, label, "ms")
-		if !ok {
-			return
-		}
-		p.add(n, "eval_ms", v, "ms")
-		p.countAndRates(n, &sc, label, "eval", "eval", "eval")
+		m := timed[label]
+		p.add(n, m.count+"_ms", v, "ms")
+		p.countAndRates(n, &sc, label, m.count, m.perTok, m.rate)
 	case "total time":
 		v, ok := p.value(n, &sc, label, "ms")
 		if !ok {
@@ -508,4 +498,67 @@ func stripANSI(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// PromptEcho returns the prompt echo in a llama.cpp output tail and the
+// 1-based tail line it ends on: llama-cli's "> …" user echo (up to
+// " ... (truncated)"), or the raw echo llama-completion prints before the
+// generated text (up to " [end of text]" or the performance summary; a tail
+// cut short starts inside it). It returns "" when the tail has neither. The
+// echo is text, not a metric, so it is not in Parse's result; rules that
+// compare it with an input file (input.archive) call this.
+func PromptEcho(t string) (string, int) {
+	if i := strings.Index(t, "\n> "); i >= 0 && strings.Contains(t, MarkerCLI) {
+		start := i + 3
+		end := strings.Index(t[start:], " ... (truncated)")
+		if end < 0 {
+			end = strings.Index(t[start:], "\n\n")
+		}
+		if end < 0 {
+			return "", 0
+		}
+		return t[start : start+end], strings.Count(t[:start+end], "\n") + 1
+	}
+	end := strings.Index(t, " [end of text]")
+	if end < 0 {
+		end = summaryStart(t)
+	}
+	if end <= 0 {
+		return "", 0
+	}
+	// The echo starts after the last log line before it ("generate: …").
+	start, g := 0, -1
+	if strings.HasPrefix(t, "generate: ") {
+		g = 0
+	}
+	if i := strings.LastIndex(t[:end], "\ngenerate: "); i >= 0 {
+		g = i + 1
+	}
+	if g >= 0 {
+		nl := strings.IndexByte(t[g:end], '\n')
+		if nl < 0 {
+			return "", 0
+		}
+		start = g + nl + 1
+		for start < end && t[start] == '\n' {
+			start++
+		}
+	}
+	region := strings.TrimRight(t[start:end], "\n")
+	return region, strings.Count(t[:start+len(region)], "\n") + 1
+}
+
+// summaryStart returns the offset of the first line of a llama.cpp
+// performance summary in t, or -1.
+func summaryStart(t string) int {
+	best := -1
+	for _, p := range prefixes {
+		if i := strings.Index(t, p.text); i >= 0 && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return -1
+	}
+	return strings.LastIndexByte(t[:best], '\n') + 1
 }

@@ -225,6 +225,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		ms := Parse("fuzz", s)
 		lines := strings.Split(s, "\n")
+		if echo, line := PromptEcho(s); echo != "" && (!strings.Contains(s, echo) || line < 1 || line > len(lines)) {
+			t.Fatalf("PromptEcho = %q at line %d; not in the %d-line input", echo, line, len(lines))
+		}
 		for _, m := range ms.List {
 			if m.Line < 1 || m.Line > len(lines) {
 				t.Fatalf("metric %s at line %d; input has %d lines", m.Name, m.Line, len(lines))
@@ -253,6 +256,27 @@ func TestPlainDecimalAgreesWithNum(t *testing.T) {
 	for _, tok := range []string{"", ".", "1.2.3", "-1", "1e3", "inf", "1,234"} {
 		if _, ok := plainDecimal(tok); ok {
 			t.Errorf("plainDecimal(%q) ok; want the general parser", tok)
+		}
+	}
+}
+
+func TestPromptEcho(t *testing.T) {
+	tests := []struct {
+		name, tail, want string
+	}{
+		{"llama-cli", "modalities : text\n\n> You are an agent.\nRead first. ... (truncated)\n\n[ Prompt: 14.3 t/s | Generation: 1.4 t/s ]\n",
+			"You are an agent.\nRead first."},
+		{"raw, decoded nothing", "generate: n_ctx = 4096, n_batch = 1024, n_predict = 64, n_keep = 0\n\nYou are solving a Termina [end of text]\n\ncommon_perf_print: x\n",
+			"You are solving a Termina"},
+		{"raw, cut tail", "ete and every check passes.\n\n\nYou are solving a Termina [end of text]\n", "ete and every check passes.\n\n\nYou are solving a Termina"},
+		{"raw, generated, no marker", "generate: n_ctx = 1\n\nprompt text then generated\n\ncommon_perf_print:    sampling time =       6.41 ms\n",
+			"prompt text then generated"},
+		{"strata", "init: 356.06 ms\ndecode: 64 tok in 4733.73 ms (13.52 tok/s)\n", ""},
+		{"quote in raw text is not a chat echo", "generate: n_ctx = 1\n\nline\n> quoted\n [end of text]", "line\n> quoted"},
+	}
+	for _, tt := range tests {
+		if got, _ := PromptEcho(tt.tail); got != tt.want {
+			t.Errorf("%s: PromptEcho = %q; want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -2,13 +2,17 @@
 
 package pagecache
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/pagecache/pagecachetest"
+)
 
 // BenchmarkResidency measures a whole-file count of a 256 MiB file, cached
 // and evicted, with the default method (cachestat where the kernel has it)
 // and with mincore page by page.
 func BenchmarkResidency(b *testing.B) {
-	path := writeFile(b, diskDir(b), "f", 256<<20)
+	path := pagecachetest.CachedFile(b, pagecachetest.DiskDir(b), "f", 256<<20)
 	for _, state := range []string{"cached", "evicted"} {
 		if state == "evicted" {
 			if res, err := Evict(path); err != nil || !res.Verified {

@@ -51,6 +51,9 @@ func mincore(m, vec []byte) error {
 	}
 	r, _, errno := purego.SyscallN(fn, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0])))
 	if int32(r) == -1 {
+		if errno == 0 {
+			return fmt.Errorf("mincore returned -1 without errno")
+		}
 		return syscall.Errno(errno)
 	}
 	return nil
@@ -72,8 +75,12 @@ func (darwin) measure(f *os.File, size int64, ranges []Range, _ bool) (Reading, 
 }
 
 // evict invalidates the file's cached pages through a shared read-only
-// mapping. MS_SYNC writes back nothing of ours (the mapping is read-only);
-// MS_INVALIDATE frees the clean pages of the file's VM object.
+// mapping: msync(MS_SYNC|MS_INVALIDATE), which XNU turns into
+// vm_object_sync with flush and return set. The mapping is read-only, so
+// this process dirties nothing; pages another writer left dirty may be
+// written back (their content unchanged) before they can be freed, and
+// MS_INVALIDATE frees the clean pages of the file's VM object. The content
+// of the file is never changed. (Not run: see the package doc.)
 func (darwin) evict(f *os.File, size int64) error {
 	return eachWindow(f, size, func(m []byte, off int64) error {
 		if err := unix.Msync(m, unix.MS_SYNC|unix.MS_INVALIDATE); err != nil {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestDarwinEvictWarm(t *testing.T) {
@@ -15,11 +17,16 @@ func TestDarwinEvictWarm(t *testing.T) {
 	if err := os.WriteFile(path, make([]byte, 64<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Clean pages: the eviction under test is of clean pages, as on Linux.
+	if f, err := os.Open(path); err != nil {
+		t.Fatal(err)
+	} else if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	} else {
+		f.Close()
+	}
 	if _, err := mincoreSym(); err != nil {
 		t.Fatalf("resolving libSystem's mincore: %v", err)
-	}
-	if ps := os.Getpagesize(); ps != 16384 {
-		t.Errorf("page size %d; Apple silicon pages are 16 KiB", ps)
 	}
 	if res, err := Warm(path); err != nil || !res.Verified || res.After.Resident != res.After.Total {
 		t.Fatalf("Warm = %+v, %v; want every page resident", res, err)
@@ -33,5 +40,22 @@ func TestDarwinEvictWarm(t *testing.T) {
 	}
 	if r, err := Residency(path); err != nil || r.Fraction() > EvictTolerance {
 		t.Errorf("after Evict: %v, %v; want ≤ 1 %% resident", r.Count, err)
+	}
+}
+
+// TestDarwinConstants pins the values the eviction and the residency count
+// rely on to <sys/mman.h> and <mach/vm_param.h> of macOS on Apple silicon.
+func TestDarwinConstants(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{
+		{"MS_SYNC", unix.MS_SYNC, 0x10},
+		{"MS_INVALIDATE", unix.MS_INVALIDATE, 0x2},
+		{"page size", os.Getpagesize(), 16384},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %#x; want %#x", c.name, c.got, c.want)
+		}
 	}
 }

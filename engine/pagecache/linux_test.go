@@ -16,63 +16,9 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/strataspec/strataspec/engine/pagecache/pagecachetest"
 )
-
-// diskDir returns a fresh directory on a disk-backed file system (eviction
-// means nothing on tmpfs), or skips the test saying why there is none.
-func diskDir(t testing.TB) string {
-	t.Helper()
-	var bases []string
-	bases = append(bases, os.TempDir())
-	if d, err := os.UserCacheDir(); err == nil {
-		bases = append(bases, d)
-	}
-	if d, err := os.Getwd(); err == nil {
-		bases = append(bases, d)
-	}
-	for _, b := range bases {
-		var fs unix.Statfs_t
-		if unix.Statfs(b, &fs) != nil || memoryFS(uint32(fs.Type)) {
-			continue
-		}
-		d, err := os.MkdirTemp(b, "pagecache-test-")
-		if err != nil {
-			continue
-		}
-		t.Cleanup(func() { os.RemoveAll(d) })
-		return d
-	}
-	t.Skipf("no disk-backed directory among %q: eviction cannot be tested", bases)
-	return ""
-}
-
-// writeFile writes size bytes (a non-zero pattern) to dir/name, fsyncs them
-// so that every page is clean, and returns the path. The file's pages are
-// resident afterwards: they were just written through the cache.
-func writeFile(t testing.TB, dir, name string, size int) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 1<<20)
-	for i := range buf {
-		buf[i] = byte(i*7 + 1)
-	}
-	for n := 0; n < size; n += len(buf) {
-		if _, err := f.Write(buf[:min(len(buf), size-n)]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := f.Sync(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // resident measures path with mincore, page by page, independently of any
 // Result.
@@ -91,9 +37,9 @@ func resident(t testing.TB, path string) Count {
 const testSize = 16<<20 + 123 // a partial last page
 
 func TestEvictWarm(t *testing.T) {
-	dir := diskDir(t)
+	dir := pagecachetest.DiskDir(t)
 	for _, o := range []Options{{}, {Mincore: true}} {
-		path := writeFile(t, dir, fmt.Sprintf("f%v", o.Mincore), testSize)
+		path := pagecachetest.CachedFile(t, dir, fmt.Sprintf("f%v", o.Mincore), testSize)
 		pages := int64((testSize + os.Getpagesize() - 1) / os.Getpagesize())
 		if c := resident(t, path); c.Total != pages || c.Resident != pages {
 			t.Fatalf("after writing: %v; want all %d pages resident", c, pages)
@@ -128,6 +74,9 @@ func TestEvictWarm(t *testing.T) {
 	}
 }
 
+// sys is this kernel's platform, cachestat included where it has it.
+var sys = host.(linux)
+
 // noop is the audit's helper in its most honest form: an eviction that
 // returns success and does nothing.
 type noop struct{ linux }
@@ -146,14 +95,14 @@ func (madviseDontneed) evict(f *os.File, size int64) error {
 }
 
 func TestVerifierCatchesNoOpEviction(t *testing.T) {
-	dir := diskDir(t)
+	dir := pagecachetest.DiskDir(t)
 	for _, tc := range []struct {
 		p     platform
 		quick bool
-	}{{noop{}, true}, {noop{}, false}, {madviseDontneed{}, true}, {madviseDontneed{}, false}} {
+	}{{noop{sys}, true}, {noop{sys}, false}, {madviseDontneed{sys}, true}, {madviseDontneed{sys}, false}} {
 		p := tc.p
 		name := fmt.Sprintf("%T quick=%v", p, tc.quick)
-		path := writeFile(t, dir, strings.TrimPrefix(fmt.Sprintf("%T%v", p, tc.quick), "pagecache."), testSize)
+		path := pagecachetest.CachedFile(t, dir, strings.TrimPrefix(fmt.Sprintf("%T%v", p, tc.quick), "pagecache."), testSize)
 		res, err := evict(p, path, tc.quick)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -180,7 +129,7 @@ func TestTmpfsNotEvictable(t *testing.T) {
 		t.Skipf("cannot write to /dev/shm: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(d) })
-	path := writeFile(t, d, "f", 1<<20)
+	path := pagecachetest.CachedFile(t, d, "f", 1<<20)
 	res, err := Evict(path)
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +142,7 @@ func TestTmpfsNotEvictable(t *testing.T) {
 }
 
 func TestEmptyFile(t *testing.T) {
-	path := writeFile(t, diskDir(t), "empty", 0)
+	path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "empty", 0)
 	r, err := Residency(path, Range{0, 0})
 	if err != nil || r.Count != (Count{}) || len(r.Ranges) != 1 || r.Ranges[0].Count != (Count{}) {
 		t.Errorf("Residency(empty) = %+v, %v; want 0/0 pages", r, err)
@@ -207,7 +156,7 @@ func TestEmptyFile(t *testing.T) {
 }
 
 func TestRanges(t *testing.T) {
-	path := writeFile(t, diskDir(t), "f", testSize)
+	path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "f", testSize)
 	if res, err := Evict(path); err != nil || !res.Verified {
 		t.Fatalf("Evict = %+v, %v", res, err)
 	}
@@ -239,8 +188,8 @@ func TestRanges(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	dir := diskDir(t)
-	path := writeFile(t, dir, "f", 4096)
+	dir := pagecachetest.DiskDir(t)
+	path := pagecachetest.CachedFile(t, dir, "f", 4096)
 	tests := []struct {
 		name string
 		f    func() error
@@ -313,12 +262,12 @@ func mapAndWait(path string, lock bool) int {
 }
 
 func TestMappedElsewhere(t *testing.T) {
-	dir := diskDir(t)
+	dir := pagecachetest.DiskDir(t)
 	for _, tt := range []struct {
 		lock bool
 		want Reason
 	}{{false, ReasonMappedElsewhere}, {true, ReasonLocked}} {
-		path := writeFile(t, dir, string(tt.want[:3]), 1<<20)
+		path := pagecachetest.CachedFile(t, dir, string(tt.want[:3]), 1<<20)
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "PAGECACHE_TEST_MAP="+path)
 		if tt.lock {
@@ -359,11 +308,11 @@ func TestUnverifiable(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run a helper process as another user")
 	}
-	dir := diskDir(t)
+	dir := pagecachetest.DiskDir(t)
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	path := writeFile(t, dir, "f", 1<<20)
+	path := pagecachetest.CachedFile(t, dir, "f", 1<<20)
 	// The test binary's own directory is private: copy it where nobody can run it.
 	bin := filepath.Join(dir, "pagecache.test")
 	src, err := os.Open(os.Args[0])
@@ -394,6 +343,16 @@ func TestUnverifiable(t *testing.T) {
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("helper output %q: %v", out, err)
 	}
+	if res.After.Method == "cachestat" {
+		// A kernel whose cachestat answers non-owners (6.5 until it gained
+		// mincore's permission check) gives the true count: nothing to distrust.
+		if !res.Verified || resident(t, path).Resident != 0 {
+			t.Errorf("Evict as uid 65534 counted by cachestat = verified %v, after %v; want verified, 0 resident", res.Verified, res.After.Count)
+		}
+		return
+	}
+	// This kernel refuses cachestat to a non-owner (EPERM), so the count
+	// fell back to mincore, which lies to non-owners.
 	if res.Verified || res.After.Unverifiable == "" || len(res.Reasons) != 1 || res.Reasons[0].Reason != ReasonUnverifiable {
 		t.Errorf("Evict as uid 65534 = verified %v, after %+v, reasons %+v; want unverifiable", res.Verified, res.After, res.Reasons)
 	}
@@ -407,12 +366,20 @@ func TestUnverifiable(t *testing.T) {
 // the kernel has it) against mincore, page for page, on a file in three
 // states.
 func TestMethodsAgree(t *testing.T) {
-	path := writeFile(t, diskDir(t), "f", testSize)
+	path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "f", testSize)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	// Where the kernel has cachestat the quick count must use it, or this
+	// test would compare mincore with itself.
+	want := "mincore"
+	if hasCachestat(f) {
+		want = "cachestat"
+	} else {
+		t.Log("no cachestat on this kernel: both counts are mincore's")
+	}
 	check := func(state string) {
 		t.Helper()
 		q, err := host.measure(f, testSize, nil, true)
@@ -423,7 +390,10 @@ func TestMethodsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if q.Count != m.Count || m.Method != "mincore" {
+		if q.Method != want || m.Method != "mincore" {
+			t.Fatalf("%s: quick count by %q, page count by %q; want %q and mincore", state, q.Method, m.Method, want)
+		}
+		if q.Count != m.Count {
 			t.Errorf("%s: %s counts %v, %s counts %v; want equal", state, q.Method, q.Count, m.Method, m.Count)
 		}
 	}
@@ -445,7 +415,7 @@ func TestMethodsAgree(t *testing.T) {
 // TestDirty writes pages without syncing them: Evict must not write them
 // back itself, and must report the pages that stayed as dirty.
 func TestDirty(t *testing.T) {
-	path := writeFile(t, diskDir(t), "f", 4<<20)
+	path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "f", 4<<20)
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -475,7 +445,7 @@ func TestDirty(t *testing.T) {
 func TestParallelScan(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
 	const size = 3*parallelMin + 5<<20 // 3 workers, chunks of ~65.7 MiB
-	path := writeFile(t, diskDir(t), "f", size)
+	path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "f", size)
 	if res, err := Evict(path); err != nil || !res.Verified {
 		t.Fatalf("Evict = %+v, %v", res, err)
 	}
@@ -510,5 +480,49 @@ func TestParallelScan(t *testing.T) {
 	quick, err := Residency(path)
 	if err != nil || quick.Count != got.Count {
 		t.Errorf("default count %v (%s), %v; want mincore's %v", quick.Count, quick.Method, err, got.Count)
+	}
+}
+
+// hasCachestat reports whether this kernel answers cachestat(2) on f.
+func hasCachestat(f *os.File) bool {
+	var cs unix.Cachestat_t
+	return unix.Cachestat(uint(f.Fd()), &unix.CachestatRange{}, &cs, 0) == nil
+}
+
+// TestNoCachestatFallsBack runs the default (quick) count on a platform
+// without cachestat, as on Linux before 6.5: every reading must come from
+// mincore, and eviction and warm-up must still verify against it.
+func TestNoCachestatFallsBack(t *testing.T) {
+	noCS := linux{}
+	var calls int
+	failing := linux{cachestat: func(uint, *unix.CachestatRange, *unix.Cachestat_t, uint) error {
+		calls++
+		return unix.ENOSYS
+	}}
+	for _, p := range []linux{noCS, failing} {
+		path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "f", testSize)
+		pages := int64((testSize + os.Getpagesize() - 1) / os.Getpagesize())
+		ev, err := evict(p, path, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Before.Method != "mincore" || ev.After.Method != "mincore" || ev.Before.Resident != pages ||
+			!ev.Verified || ev.After.Fraction() > EvictTolerance {
+			t.Errorf("evict without cachestat = %s %v → %s %v, verified %v; want mincore all → ≤ 1 %%, verified",
+				ev.Before.Method, ev.Before.Count, ev.After.Method, ev.After.Count, ev.Verified)
+		}
+		w, err := warm(p, path, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.After.Method != "mincore" || !w.Verified || w.After.Resident != pages {
+			t.Errorf("warm without cachestat = %s %v, verified %v; want mincore, all %d pages", w.After.Method, w.After.Count, w.Verified, pages)
+		}
+		if ev.Before.Dirty != 0 || w.After.Dirty != 0 {
+			t.Errorf("dirty counts %d, %d without cachestat; want 0 (unknown)", ev.Before.Dirty, w.After.Dirty)
+		}
+	}
+	if calls == 0 {
+		t.Error("the failing cachestat was never called: the fallback path was not taken through it")
 	}
 }

@@ -1,6 +1,6 @@
 // Package pagecache measures, evicts and warms a file's pages in the
 // operating system's page cache, and verifies every eviction and warm-up by
-// measuring residency with mincore before and after.
+// counting the file's resident pages before and after.
 //
 // The audit behind strataspec found an eviction helper that returned success
 // and evicted nothing (mincore: 100 % resident before and after). Here no
@@ -12,15 +12,24 @@
 // The package is read-only on the files it is given: they are opened
 // O_RDONLY, mapped PROT_READ, and nothing is ever written to them.
 //
-// Linux uses mmap and the raw mincore system call, posix_fadvise(DONTNEED) to
-// evict and sequential preads to warm. On Linux 6.5 and later a whole-file
-// count uses cachestat instead of mincore by default: the kernel's own count
-// of the file's cached pages, which the tests check against mincore page for
-// page and which costs a fraction of a millisecond on a 2 GiB file where
-// mincore takes tens (Options.Mincore forces mincore). darwin uses libSystem's mincore through purego and
-// msync(MS_SYNC|MS_INVALIDATE) on a shared mapping to evict; it was
-// cross-compiled and vetted, not run. Other systems get an "unsupported on
-// GOOS/GOARCH" error.
+// Which count is used when (Reading.Method says which one was):
+//   - Linux 6.5 and later, whole-file readings (Residency without ranges,
+//     and the before/after readings of Evict and Warm): cachestat(2), the
+//     kernel's own count of the file's cached pages. It is exact, it does not
+//     map the file, and on a 2 GiB file it takes a fraction of a millisecond
+//     where mincore takes tens. The tests check it against mincore page for
+//     page (TestMethodsAgree).
+//   - Everywhere else: mincore, page by page, on a read-only shared mapping.
+//     That is per-range readings, Options{Mincore: true}, a Linux kernel
+//     without cachestat or one that refuses it (ENOSYS, EPERM: the count
+//     falls back to mincore, TestNoCachestatFallsBack), and darwin.
+//
+// Linux calls the raw mincore system call (golang.org/x/sys has no wrapper),
+// evicts with posix_fadvise(DONTNEED) and warms with sequential 1 MiB preads.
+// darwin calls libSystem's mincore through purego and evicts with
+// msync(MS_SYNC|MS_INVALIDATE) on a shared read-only mapping; it was
+// cross-compiled and vetted (GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 go vet),
+// not run. Other systems get an "unsupported on GOOS/GOARCH" error.
 package pagecache
 
 import (
@@ -160,12 +169,13 @@ type platform interface {
 }
 
 // Options chooses how an operation counts pages. The zero value is what the
-// package-level functions use.
+// package-level functions use: cachestat for whole-file counts where the
+// kernel has it (Linux 6.5 and later), mincore otherwise.
 type Options struct {
 	// Mincore counts every reading page by page with mincore, even where the
 	// kernel offers an exact count of the file's cached pages (cachestat,
 	// Linux 6.5 and later) that is hundreds of times faster on large files.
-	// Per-range readings always use mincore.
+	// Per-range readings and darwin always use mincore.
 	Mincore bool
 }
 

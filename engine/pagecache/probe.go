@@ -3,6 +3,7 @@ package pagecache
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -66,6 +67,10 @@ func ParseProbe(file string, data []byte) (*Probe, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%s:%d: %w", file, bytes.Count(data[:min(se.Offset, int64(len(data)))], []byte("\n"))+1, err)
+		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if dec.More() {

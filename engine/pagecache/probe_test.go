@@ -47,6 +47,7 @@ func TestParseProbeErrors(t *testing.T) {
 		{`"targets": ["m.gguf"]`, `"targets": [""]`, "p.json: $.helpers[0].targets[0]: empty"},
 		{`"helpers": [`, `"helpers": {"x": [`, "p.json"},
 		{"]\n}", "]\n} {}", "p.json: $: trailing data"},
+		{`"returned": true,`, `"returned": true`, "p.json:7: invalid character"}, // syntax errors carry the line
 	}
 	for _, tt := range tests {
 		in := strings.Replace(goodProbe, tt.old, tt.new, 1)
@@ -77,4 +78,24 @@ func TestProbeFixtures(t *testing.T) {
 				path, p.PageSize, p.FileSize, len(p.Helpers))
 		}
 	}
+}
+
+// FuzzParseProbe checks that no input makes ParseProbe panic, and that
+// every error names the file.
+func FuzzParseProbe(f *testing.F) {
+	f.Add([]byte(goodProbe))
+	for _, snap := range []string{"m5-v3", "m5"} {
+		if b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", snap, "results", "mincore_probe.json")); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseProbe("p.json", data)
+		switch {
+		case err != nil && !strings.HasPrefix(err.Error(), "p.json:"):
+			t.Errorf("ParseProbe error %q does not name the file", err)
+		case err == nil && (len(p.Helpers) == 0 && p.FillFiles == nil):
+			t.Errorf("ParseProbe(%q) accepted a record without helpers or fill files", data)
+		}
+	})
 }

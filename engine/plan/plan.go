@@ -66,6 +66,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error returns "file:line: message".
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
 // Load reads and parses the plan at path.

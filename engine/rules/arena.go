@@ -61,8 +61,7 @@ func init() {
 func checkArena(runs []arenaRun, slices int, page arena.Bytes) []finding.Finding {
 	var out []finding.Finding
 	add := func(sev finding.Severity, r arenaRun, m tail.Metric, raw, format string, args ...any) {
-		out = append(out, finding.Finding{Rule: "arena", ID: "F31", Severity: sev, File: r.File, Line: m.Line,
-			Quote: m.Num.Text, Raw: raw, Source: r.Name, Message: fmt.Sprintf(format, args...)})
+		out = append(out, arenaFinding(sev, r, m, raw, fmt.Sprintf(format, args...)))
 	}
 	if len(runs) == 0 {
 		out = append(out, finding.Finding{Rule: "arena", ID: "F31", Severity: finding.Fail, Message: "no strata run logs an expert arena"})
@@ -143,12 +142,18 @@ func checkArena(runs []arenaRun, slices int, page arena.Bytes) []finding.Finding
 	return out
 }
 
+// arenaFinding is an arena finding (F31) about run r, placed at the tail
+// line of the metric m it is about.
+func arenaFinding(sev finding.Severity, r arenaRun, m tail.Metric, raw, msg string) finding.Finding {
+	return finding.Finding{Rule: "arena", ID: "F31", Severity: sev, File: r.File, Line: m.Line,
+		Quote: m.Num.Text, Raw: raw, Source: r.Name, Message: msg}
+}
+
 // arenaSlots checks the slot counts of the runs that filled from one file.
 func arenaSlots(file string, rs []arenaRun, slices int, page arena.Bytes) []finding.Finding {
 	var out []finding.Finding
 	add := func(sev finding.Severity, r arenaRun, m tail.Metric, raw, format string, args ...any) {
-		out = append(out, finding.Finding{Rule: "arena", ID: "F31", Severity: sev, File: r.File, Line: m.Line,
-			Quote: m.Num.Text, Raw: raw, Source: r.Name, Message: fmt.Sprintf(format, args...)})
+		out = append(out, arenaFinding(sev, r, m, raw, fmt.Sprintf(format, args...)))
 	}
 	ok := true
 	for _, r := range rs {
@@ -212,8 +217,7 @@ func arenaSlots(file string, rs []arenaRun, slices int, page arena.Bytes) []find
 func arenaUniform(file string, rs []arenaRun, slices int, page arena.Bytes) []finding.Finding {
 	var out []finding.Finding
 	add := func(sev finding.Severity, r arenaRun, m tail.Metric, raw, format string, args ...any) {
-		out = append(out, finding.Finding{Rule: "arena", ID: "F31", Severity: sev, File: r.File, Line: m.Line,
-			Quote: m.Num.Text, Raw: raw, Source: r.Name, Message: fmt.Sprintf(format, args...)})
+		out = append(out, arenaFinding(sev, r, m, raw, fmt.Sprintf(format, args...)))
 	}
 	ok := true
 	var pass []string

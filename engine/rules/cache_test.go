@@ -16,6 +16,18 @@ func cacheRun(t *testing.T, root string) ([]finding.Finding, error) {
 	return checkCache(&Context{Snap: &archive.Snapshot{Root: root}})
 }
 
+// put writes content to root/rel, making its directory.
+func put(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // cacheSeverities maps "ID helper" to the severity found.
 func cacheSeverities(fs []finding.Finding) map[string]finding.Severity {
 	m := map[string]finding.Severity{}
@@ -48,7 +60,7 @@ func TestCacheFixtures(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		fs, err := cacheRun(t, filepath.Join("..", "..", "fixtures", tt.snap))
+		fs, err := cacheRun(t, fixtureRoot(tt.snap))
 		if err != nil {
 			t.Fatalf("%s: %v", tt.snap, err)
 		}
@@ -93,10 +105,7 @@ func TestCacheCases(t *testing.T) {
 	for _, tt := range tests {
 		root := t.TempDir()
 		body := strings.NewReplacer("OP", tt.op, "TARGETS", tt.targets, "RET", tt.ret, "BEFORE", tt.before, "AFTER", tt.after).Replace(tmpl)
-		os.MkdirAll(filepath.Join(root, "results"), 0o755)
-		if err := os.WriteFile(filepath.Join(root, ProbeFile), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		put(t, root, ProbeFile, body)
 		fs, err := cacheRun(t, root)
 		if err != nil {
 			t.Fatalf("%+v: %v", tt, err)
@@ -118,15 +127,14 @@ func TestCacheInput(t *testing.T) {
 	if err != nil || len(fs) != 1 || fs[0].Severity != finding.Warn {
 		t.Errorf("cache on a snapshot without a probe = %v, %v; want one warn", fs, err)
 	}
-	os.MkdirAll(filepath.Join(root, "results"), 0o755)
-	os.WriteFile(filepath.Join(root, ProbeFile), []byte(`{"format": 1}`), 0o644)
+	put(t, root, ProbeFile, `{"format": 1}`)
 	if _, err := cacheRun(t, root); err == nil || !strings.Contains(err.Error(), ProbeFile+": $.probe: missing") {
 		t.Errorf("cache on a bad probe: error %v; want one naming %s and $.probe", err, ProbeFile)
 	}
 }
 
 func TestCacheRunnerTarget(t *testing.T) {
-	probe, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "m5", ProbeFile))
+	probe, err := os.ReadFile(filepath.Join(fixtureRoot("m5"), ProbeFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,10 +151,8 @@ func TestCacheRunnerTarget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		root := t.TempDir()
-		os.MkdirAll(filepath.Join(root, "results"), 0o755)
-		os.MkdirAll(filepath.Join(root, "scripts"), 0o755)
-		os.WriteFile(filepath.Join(root, ProbeFile), probe, 0o644)
-		os.WriteFile(filepath.Join(root, RunnerFile), []byte(tt.src), 0o644)
+		put(t, root, ProbeFile, string(probe))
+		put(t, root, RunnerFile, tt.src)
 		fs, err := cacheRun(t, root)
 		if err != nil {
 			t.Fatal(err)

@@ -215,4 +215,5 @@ func walkFiles(s *archive.Snapshot, dir string, f func(rel string)) {
 	}
 }
 
+// String names the file and its length, for test failures.
 func (f *codeFile) String() string { return fmt.Sprintf("%s (%d lines)", f.path, len(f.lines)) }

@@ -114,27 +114,6 @@ func TestHardCodedMirrors(t *testing.T) {
 	}
 }
 
-func TestPromptEcho(t *testing.T) {
-	tests := []struct {
-		name, tail, want string
-	}{
-		{"llama-cli", "modalities : text\n\n> You are an agent.\nRead first. ... (truncated)\n\n[ Prompt: 14.3 t/s | Generation: 1.4 t/s ]\n",
-			"You are an agent.\nRead first."},
-		{"raw, decoded nothing", "generate: n_ctx = 4096, n_batch = 1024, n_predict = 64, n_keep = 0\n\nYou are solving a Termina [end of text]\n\ncommon_perf_print: x\n",
-			"You are solving a Termina"},
-		{"raw, cut tail", "ete and every check passes.\n\n\nYou are solving a Termina [end of text]\n", "ete and every check passes.\n\n\nYou are solving a Termina"},
-		{"raw, generated, no marker", "generate: n_ctx = 1\n\nprompt text then generated\n\ncommon_perf_print:    sampling time =       6.41 ms\n",
-			"prompt text then generated"},
-		{"strata", "init: 356.06 ms\ndecode: 64 tok in 4733.73 ms (13.52 tok/s)\n", ""},
-		{"quote in raw text is not a chat echo", "generate: n_ctx = 1\n\nline\n> quoted\n [end of text]", "line\n> quoted"},
-	}
-	for _, tt := range tests {
-		if got, _ := promptEcho(tt.tail); got != tt.want {
-			t.Errorf("%s: promptEcho = %q; want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
 func TestLongestContainedPrefix(t *testing.T) {
 	tests := []struct{ s, f, want string }{
 		{"Termina + generated", "You are solving a Termina", "Termina"},
@@ -184,6 +163,5 @@ func FuzzParseCode(f *testing.F) {
 		c.derivation("", "k")
 		cFuncs(c)
 		hardCodedMirrors([]*codeFile{c})
-		promptEcho(src)
 	})
 }

@@ -20,19 +20,19 @@ func init() {
 	})
 }
 
-// LlamaDerivation is one field of a llama_cpp_* block as the runner
+// llamaDerivation is one field of a llama_cpp_* block as the runner
 // computes it (runner L665–692): a step's value, or that value divided by
 // a literal.
-type LlamaDerivation struct {
+type llamaDerivation struct {
 	Field   string  // field of llama_cpp_<side>
 	Step    string  // step of prev_llama_<side>
 	From    string  // field of the step
 	Divisor float64 // 0: copied; else From / Divisor, rounded to the field's printed precision
 }
 
-// LlamaDerivations are the runner's llama_cpp_* derivations by side, as
+// llamaDerivations are the runner's llama_cpp_* derivations by side, as
 // fixtures/m5-v3/README.md documents them.
-var LlamaDerivations = map[string][]LlamaDerivation{
+var llamaDerivations = map[string][]llamaDerivation{
 	"unpatched": {
 		{"prefill_tok_s_ub1024", "step2_ub1024", "prompt_tok_s", 0},
 		{"prefill_tok_s_ub2048", "step3_ub2048", "prompt_tok_s", 0},
@@ -87,10 +87,10 @@ func derivePureGPU(c *Context) []finding.Finding {
 			continue
 		}
 		v := t1.Value() - host.Value()
-		if !num.Matches(v, f.Num) {
+		if f.Null || !num.Matches(v, f.Num) {
 			out = append(out, finding.Finding{Rule: "derive", ID: "F01", Severity: finding.Fail, File: archive.ResultsFile, Line: f.Line,
-				Quote: f.Num.Text, Raw: fmt.Sprintf("%s − %s", t1.Num.Text, host.Num.Text), Source: fmt.Sprintf("%s line %d", r.Source, t1.Line),
-				Message: fmt.Sprintf("run %s field pure_gpu_ms_per_tok: runner %s, but T1 GPU − host wait = %s − %s = %s", r.Name, f.Num.Text, t1.Num.Text, host.Num.Text, num.Format(v, max(t1.Num.Decimals, host.Num.Decimals)))})
+				Quote: showField(f), Raw: fmt.Sprintf("%s − %s", t1.Num.Text, host.Num.Text), Source: fmt.Sprintf("%s line %d", r.Source, t1.Line),
+				Message: fmt.Sprintf("run %s field pure_gpu_ms_per_tok: runner %s, but T1 GPU − host wait = %s − %s = %s", r.Name, showField(f), t1.Num.Text, host.Num.Text, num.Format(v, max(t1.Num.Decimals, host.Num.Decimals)))})
 			continue
 		}
 		n++
@@ -137,10 +137,10 @@ func deriveMissReductions(c *Context) []finding.Finding {
 		}
 		v := 100 * (1 - ma.Value()/mb.Value())
 		calc := fmt.Sprintf("1 − %s/%s = %s%%", ma.Num.Text, mb.Num.Text, num.Format(v, 2))
-		if !num.Matches(v, f.Num) {
+		if f.Null || !num.Matches(v, f.Num) {
 			out = append(out, finding.Finding{Rule: "derive", ID: "F05", Severity: finding.Fail, File: archive.ResultsFile, Line: f.Line,
-				Quote: f.Num.Text, Raw: num.Format(v, 2), Source: fmt.Sprintf("%s, %s", ra.Name, rb.Name),
-				Message: fmt.Sprintf("miss reduction %s: runner %s, but %s", f.Name, f.Num.Text, calc)})
+				Quote: showField(f), Raw: num.Format(v, 2), Source: fmt.Sprintf("%s, %s", ra.Name, rb.Name),
+				Message: fmt.Sprintf("miss reduction %s: runner %s, but %s", f.Name, showField(f), calc)})
 			continue
 		}
 		out = append(out, finding.Finding{Rule: "derive", ID: "F05", Severity: finding.Pass, File: archive.ResultsFile, Line: f.Line,
@@ -178,12 +178,12 @@ func deriveKLD(c *Context) []finding.Finding {
 				ok = false
 				continue
 			}
-			if k.Value() != m.MeanKLD[i].Value() {
-				fail(m.MeanKLD[i].Line, m.MeanKLD[i].Num.Text, k.Num.Text, "KLD macro %s: run %s field mean_kld: runner %s, tail line %d prints %s", cfg, name, m.MeanKLD[i].Num.Text, k.Line, k.Num.Text)
+			if m.MeanKLD[i].Null || k.Value() != m.MeanKLD[i].Value() {
+				fail(m.MeanKLD[i].Line, showField(m.MeanKLD[i]), k.Num.Text, "KLD macro %s: run %s field mean_kld: runner %s, tail line %d prints %s", cfg, name, showField(m.MeanKLD[i]), k.Line, k.Num.Text)
 				ok = false
 			}
-			if t.Value() != m.Top1Pct[i].Value() {
-				fail(m.Top1Pct[i].Line, m.Top1Pct[i].Num.Text, t.Num.Text, "KLD macro %s: run %s field top1_pct: runner %s, tail line %d prints %s", cfg, name, m.Top1Pct[i].Num.Text, t.Line, t.Num.Text)
+			if m.Top1Pct[i].Null || t.Value() != m.Top1Pct[i].Value() {
+				fail(m.Top1Pct[i].Line, showField(m.Top1Pct[i]), t.Num.Text, "KLD macro %s: run %s field top1_pct: runner %s, tail line %d prints %s", cfg, name, showField(m.Top1Pct[i]), t.Line, t.Num.Text)
 				ok = false
 			}
 			klds = append(klds, k.Value())
@@ -194,19 +194,24 @@ func deriveKLD(c *Context) []finding.Finding {
 		}
 		mk, mt := mean(klds), mean(top1s)
 		shown := fmt.Sprintf("%s / %s", num.Format(mk, 6), top1Shown(mt, m.Top1PctMacro.Num))
-		if !num.Matches(mk, m.MeanKLDMacro.Num) {
-			fail(m.MeanKLDMacro.Line, m.MeanKLDMacro.Num.Text, num.Format(mk, 6), "KLD macro %s field mean_kld_macro: runner %s, recomputed %s", cfg, m.MeanKLDMacro.Num.Text, num.Format(mk, 6))
+		if m.MeanKLDMacro.Null || !num.Matches(mk, m.MeanKLDMacro.Num) {
+			fail(m.MeanKLDMacro.Line, showField(m.MeanKLDMacro), num.Format(mk, 6), "KLD macro %s field mean_kld_macro: runner %s, recomputed %s", cfg, showField(m.MeanKLDMacro), num.Format(mk, 6))
 			ok = false
 		}
-		if !num.Matches(mt, m.Top1PctMacro.Num) {
-			fail(m.Top1PctMacro.Line, m.Top1PctMacro.Num.Text, num.Format(mt, 4), "KLD macro %s field top1_pct_macro: runner %s, recomputed %s", cfg, m.Top1PctMacro.Num.Text, num.Format(mt, 4))
+		if m.Top1PctMacro.Null || !num.Matches(mt, m.Top1PctMacro.Num) {
+			fail(m.Top1PctMacro.Line, showField(m.Top1PctMacro), num.Format(mt, 4), "KLD macro %s field top1_pct_macro: runner %s, recomputed %s", cfg, showField(m.Top1PctMacro), num.Format(mt, 4))
 			ok = false
 		}
 		if s := c.Snap.Summary.KLD[cfg]; s != nil {
 			for _, f := range s.Fields {
-				v := map[string]float64{"mean_kld": mk, "top1_pct": mt}[f.Name]
-				if !num.Matches(v, f.Num) {
-					fail(f.Line, f.Num.Text, num.Format(v, 4), "summary_comparison.kld.%s field %s: runner %s, recomputed %s", cfg, f.Name, f.Num.Text, num.Format(v, 6))
+				v, known := map[string]float64{"mean_kld": mk, "top1_pct": mt}[f.Name]
+				if !known {
+					fail(f.Line, f.Num.Text, "", "summary_comparison.kld.%s field %s: no known derivation (want mean_kld or top1_pct)", cfg, f.Name)
+					ok = false
+					continue
+				}
+				if f.Null || !num.Matches(v, f.Num) {
+					fail(f.Line, showField(f), num.Format(v, 4), "summary_comparison.kld.%s field %s: runner %s, recomputed %s", cfg, f.Name, showField(f), num.Format(v, 6))
 					ok = false
 				}
 			}
@@ -269,10 +274,10 @@ func deriveLlama(c *Context) []finding.Finding {
 			checkStepAgainstTail(c, side, st, fail)
 		}
 		// Each llama_cpp field is derived from its step.
-		derivs := LlamaDerivations[side]
+		derivs := llamaDerivations[side]
 		var shown []string
 		for _, f := range block.Fields {
-			var dv *LlamaDerivation
+			var dv *llamaDerivation
 			for i := range derivs {
 				if derivs[i].Field == f.Name {
 					dv = &derivs[i]

@@ -79,6 +79,14 @@ func TestDeriveDetectsChanges(t *testing.T) {
 		{"llama_cpp per-65 value",
 			[]edit{results(`"whole_run_disk0_mb_per_65tok": 514.3`, `"whole_run_disk0_mb_per_65tok": 514.4`)},
 			"F06", []string{"llama_cpp_patched field whole_run_disk0_mb_per_65tok", "514.4", "33,428.34 / 65", "514.3"}},
+		// From review: a null was read as 0 and shown as "".
+		{"null KLD macro",
+			[]edit{results(`"mean_kld_macro": 0.327365`, `"mean_kld_macro": null`)},
+			"F04", []string{"KLD macro q2_0_moce0 field mean_kld_macro: runner null, recomputed 0.327365"}},
+		// From review: an unknown field was compared with 0.
+		{"unknown summary KLD field",
+			[]edit{results(`"top1_pct": 75.52`, `"top1_pct": 75.52, "top5_pct": 0`)},
+			"F04", []string{"summary_comparison.kld.q2_0_moce0 field top5_pct: no known derivation"}},
 		{"llama disk0 in one tail",
 			[]edit{results("disk0 read 33,428.34 MB", "disk0 read 33,428.43 MB")},
 			"F06", []string{"prev_llama_patched.step4_ngl99_cmoe_decode field disk0_mb", "33,428.43"}},

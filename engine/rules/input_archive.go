@@ -8,6 +8,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/runconf"
 )
@@ -190,7 +191,7 @@ func relation(a, b []byte) string {
 // file the run read is gone: then any archived file that holds the echo
 // stands for it). It returns false when the tail has no echo.
 func checkEcho(r *archive.Run, name string, read fileFacts, archName string, archived map[string]fileFacts, names []string) (finding.Finding, bool) {
-	region, line := promptEcho(r.Tail)
+	region, line := llamacpp.PromptEcho(r.Tail)
 	if region == "" {
 		return finding.Finding{}, false
 	}
@@ -241,67 +242,6 @@ func checkEcho(r *archive.Run, name string, read fileFacts, archName string, arc
 	}
 	fd.Message = fmt.Sprintf("%s: the prompt echo ends %q%s; it is not in the archived %s", r.Name, "…"+lastRunes(echo, 40), where, arch.describe())
 	return fd, true
-}
-
-// promptEcho returns the prompt echo in a llama.cpp tail and the tail line
-// it ends on: llama-cli's "> …" user echo (up to " ... (truncated)"), or
-// the raw echo llama-completion prints before the generated text (up to
-// " [end of text]" or the performance summary; a tail cut short starts
-// inside it). It returns "" when the tail has neither.
-func promptEcho(t string) (string, int) {
-	if i := strings.Index(t, "\n> "); i >= 0 && strings.Contains(t, "[ Prompt:") {
-		start := i + 3
-		end := strings.Index(t[start:], " ... (truncated)")
-		if end < 0 {
-			end = strings.Index(t[start:], "\n\n")
-		}
-		if end < 0 {
-			return "", 0
-		}
-		return t[start : start+end], strings.Count(t[:start+end], "\n") + 1
-	}
-	end := strings.Index(t, " [end of text]")
-	if end < 0 {
-		end = summaryStart(t)
-	}
-	if end <= 0 {
-		return "", 0
-	}
-	// The echo starts after the last log line before it ("generate: …").
-	start, g := 0, -1
-	if strings.HasPrefix(t, "generate: ") {
-		g = 0
-	}
-	if i := strings.LastIndex(t[:end], "\ngenerate: "); i >= 0 {
-		g = i + 1
-	}
-	if g >= 0 {
-		nl := strings.IndexByte(t[g:end], '\n')
-		if nl < 0 {
-			return "", 0
-		}
-		start = g + nl + 1
-		for start < end && t[start] == '\n' {
-			start++
-		}
-	}
-	region := strings.TrimRight(t[start:end], "\n")
-	return region, strings.Count(t[:start+len(region)], "\n") + 1
-}
-
-// summaryStart returns the offset of the first line of a llama.cpp
-// performance summary in t, or -1.
-func summaryStart(t string) int {
-	best := -1
-	for _, p := range []string{"common_perf_print:", "llama_perf_sampler_print:", "llama_perf_context_print:", "llama_print_timings:"} {
-		if i := strings.Index(t, p); i >= 0 && (best < 0 || i < best) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return -1
-	}
-	return strings.LastIndexByte(t[:best], '\n') + 1
 }
 
 // longestContainedPrefix returns the longest prefix of s that occurs in f.

@@ -3,46 +3,47 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/kld"
+	"github.com/strataspec/strataspec/engine/plan"
 )
 
-// KLDBootstrap fixes the bootstrap the kld rule runs where a domain has
-// enough documents: a 95 % percentile interval from 10,000 resamples of a
-// generator seeded with 1, so reports are reproducible.
-var KLDBootstrap = struct {
-	Level float64
-	Reps  int
-	Seed  uint64
-}{0.95, 10000, 1}
+// The bootstrap the kld rule runs where a domain has enough documents: a
+// 95 % percentile interval from 10,000 resamples of a generator seeded with 1,
+// so reports are reproducible.
+const (
+	bootstrapLevel = 0.95
+	bootstrapReps  = 10000
+	bootstrapSeed  = 1
+)
 
 func init() {
 	Register(Rule{
 		Name: "kld",
-		Doc:  "teacher-forcing KLD sample size: at least 3 documents per domain with a bootstrap confidence interval, or a stated caveat",
+		Doc:  "sample size: teacher-forcing KLD over at least 3 documents per domain with a bootstrap confidence interval, or a stated caveat; a pair quoted from one run per side with the cold first run on its expert file states a caveat",
 		Check: func(c *Context) ([]finding.Finding, error) {
 			set, err := loadTF(c)
 			if err != nil {
 				return nil, err
 			}
-			return checkKLD(set), nil
+			pairs, err := coldPairs(c)
+			if err != nil {
+				return nil, err
+			}
+			return append(checkKLD(set), pairs...), nil
 		},
 	})
 }
 
 func checkKLD(s *tfSet) []finding.Finding {
 	var out []finding.Finding
-	add := func(sev finding.Severity, id, file string, line int, quote, raw, source, format string, args ...any) {
-		out = append(out, finding.Finding{Rule: "kld", ID: id, Severity: sev, File: file, Line: line,
-			Quote: quote, Raw: raw, Source: source, Message: fmt.Sprintf(format, args...)})
-	}
-	file, line, quote := "PLAN.md", s.claimLine, ""
-	if s.plan != nil && line > 0 {
-		quote = strings.TrimSpace(s.plan.Lines[line-1].Text)
-	}
+	add := adder("kld", &out)
+	file, line, quote := PlanFile, s.claimLine, s.claimQuote()
 	if len(s.files) == 0 {
 		add(finding.Warn, "F37", file, line, quote, "", "", "no teacher-forcing token files: no sample to check")
 		return out
@@ -94,7 +95,7 @@ func checkKLD(s *tfSet) []finding.Finding {
 	}
 	add(finding.Pass, "F37", file, line, quote, raw, src,
 		"at least %d documents per domain; bootstrap %.0f%% intervals of mean KLD over documents: %s",
-		kld.MinDocs, 100*KLDBootstrap.Level, strings.Join(cis, "; "))
+		kld.MinDocs, 100*bootstrapLevel, strings.Join(cis, "; "))
 	return out
 }
 
@@ -127,7 +128,7 @@ func (s *tfSet) intervals() ([]string, error) {
 	})
 	var out []string
 	for _, k := range keys {
-		iv, err := kld.Bootstrap(docs[k], KLDBootstrap.Level, KLDBootstrap.Reps, KLDBootstrap.Seed)
+		iv, err := kld.Bootstrap(docs[k], bootstrapLevel, bootstrapReps, bootstrapSeed)
 		if errors.Is(err, kld.ErrTooFewDocs) {
 			return nil, fmt.Errorf("%s %s: %d run(s): %w", k.config, k.domain, len(docs[k]), err)
 		}
@@ -150,4 +151,105 @@ func (s *tfSet) configOf(run string) string {
 		}
 	}
 	return run
+}
+
+// coldPairs checks the pairs PLAN quotes from one run per side (arrow
+// quotes, "9.51 → 13.52 tok/s") against the claims table's set cold, the
+// first run on each expert file: such a pair is a sample of one, taken cold
+// on one side, and its claims row must name a caveat that PLAN states (F30).
+// A snapshot without PLAN.md or PLAN.claims, or a table without set cold,
+// has nothing to check.
+func coldPairs(c *Context) ([]finding.Finding, error) {
+	pc, err := LoadPlanCheck(c)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if pc.Table.Sets[ColdSet] == nil {
+		return nil, nil
+	}
+	cold, err := pc.Env.Set(ColdSet)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", claims.File, err)
+	}
+	isCold := map[string]bool{}
+	for _, r := range cold {
+		isCold[r] = true
+	}
+	out := []finding.Finding{checkColdSet(pc, cold)}
+	for _, b := range pc.Result.Bindings {
+		if b.Token.Kind != plan.Arrow || b.Status == claims.Stale {
+			continue
+		}
+		runs := b.Row.Runs()
+		var coldRuns []string
+		for _, r := range runs {
+			if isCold[r] {
+				coldRuns = append(coldRuns, r)
+			}
+		}
+		if len(runs) < 2 || len(coldRuns) == 0 {
+			continue
+		}
+		id := b.Row.ID
+		if id == "" {
+			id = "F30"
+		}
+		what := fmt.Sprintf("%s: %s compares %s, one run per side (n = 1), with the first, cold run on its expert file (%s)",
+			b.Place, b.Token.Text, strings.Join(runs, " and "), strings.Join(coldRuns, ", "))
+		f := bindingFinding("kld", b, finding.Warn, what+", and states no caveat")
+		f.ID = id
+		if len(b.Row.Caveats) > 0 && b.Status != claims.CaveatMissing {
+			f.Severity = finding.Pass
+			f.Message = fmt.Sprintf("%s; caveat (%s) stated", what, strings.Join(b.Row.Caveats, "), ("))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// firstRuns returns, per model file (the --model argument), the first strata
+// run in archive order that reads it: the run that finds its expert file cold.
+func firstRuns(c *Context) map[string]string {
+	first := map[string]string{}
+	for _, r := range c.Snap.StrataRuns() {
+		for i := 0; i+1 < len(r.Cmd); i++ {
+			if r.Cmd[i] == "--model" {
+				if _, ok := first[r.Cmd[i+1]]; !ok {
+					first[r.Cmd[i+1]] = r.Name
+				}
+			}
+		}
+	}
+	return first
+}
+
+// checkColdSet checks the declared cold set against the archive: it must be
+// exactly the first run on each model file.
+func checkColdSet(pc *PlanCheck, cold []string) finding.Finding {
+	set := pc.Table.Sets[ColdSet]
+	f := finding.Finding{Rule: "kld", ID: "F30", File: claims.File, Line: set.Line, Quote: "set " + ColdSet,
+		Raw: strings.Join(cold, " ")}
+	var want []string
+	var models []string
+	for m := range pc.first {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	for _, m := range models {
+		want = append(want, pc.first[m])
+	}
+	sort.Strings(want)
+	got := append([]string(nil), cold...)
+	sort.Strings(got)
+	f.Source = "the first strata run per --model in " + "results order: " + strings.Join(want, " ")
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		f.Severity = finding.Fail
+		f.Message = fmt.Sprintf("set %s names %s; the first run on each model file is %s", ColdSet, strings.Join(got, ", "), strings.Join(want, ", "))
+		return f
+	}
+	f.Message = fmt.Sprintf("set %s is the first run on each model file: %s", ColdSet, strings.Join(want, ", "))
+	return f
 }

@@ -140,14 +140,15 @@ func memoryXNU(c *Context) ([]finding.Finding, error) {
 	if !ok {
 		return nil, fmt.Errorf("memory: PLAN.md memo holds %T", v)
 	}
-	faulted := "0.052"
-	if b, err := scratch.CPUFaulted(scratch.M5); err == nil {
-		faulted = num.Format(b.GBs(), 3)
+	b, err := scratch.CPUFaulted(scratch.M5)
+	if err != nil {
+		return nil, fmt.Errorf("memory: p.R + p.emb of the audited configuration: %w", err)
 	}
+	faulted := num.Format(b.GBs(), 3)
 	rss := residentDrop(c)
 	var out []finding.Finding
 	for _, l := range doc.Lines {
-		if !strings.Contains(strings.ToLower(l.Text), xnuClaim) {
+		if indexFold(l.Text, xnuClaim) < 0 {
 			continue
 		}
 		place := doc.Place(l.N)
@@ -173,17 +174,50 @@ func placeOr(p string) string {
 	return p
 }
 
-// xnuClaimText returns the claim's clause from a PLAN line.
+// xnuClaimText returns the claim's clause from a PLAN line that contains
+// it (see indexFold), at most 80 runes.
 func xnuClaimText(line string) string {
-	i := strings.Index(strings.ToLower(line), xnuClaim)
+	i := indexFold(line, xnuClaim)
+	if i < 0 {
+		return ""
+	}
 	s := line[i:]
 	if j := strings.IndexAny(s, ".;)"); j > 0 && !strings.Contains(s[:j], "~0") {
 		s = s[:j]
 	}
-	if len(s) > 80 {
-		s = s[:80] + "…"
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:80]) + "…"
 	}
 	return strings.TrimSpace(s)
+}
+
+// indexFold returns the byte index in s of the first match of the ASCII
+// text sub, ignoring ASCII case, or -1. Unlike an index into
+// strings.ToLower(s), the index is s's own: lowering can change the byte
+// length of non-ASCII text before the match.
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if asciiEqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+func asciiEqualFold(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // residentDrop describes the resident_size drop across prompt_region(false)

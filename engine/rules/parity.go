@@ -59,7 +59,11 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return checkParity(runs, ParityConfigs, ParityModes, ParityRepeats), nil
+			out := checkParity(runs, ParityConfigs, ParityModes, ParityRepeats)
+			for _, rec := range c.Snap.Parity {
+				out = append(out, recordErrors("parity", "F41", rec, c.Metrics[rec.File])...)
+			}
+			return out, nil
 		},
 	})
 }
@@ -205,6 +209,23 @@ func parityRuns(c *Context) ([]parityRun, error) {
 
 // ParityMathEnv selects route_parity's math mode; unset is "default".
 const ParityMathEnv = "STRATA_METAL_MATH"
+
+// recordErrors turns the parse errors of a record beside the results (a
+// route_parity log, the self-test output) into fail findings at the
+// record's file and line: a line the parser could not read is never passed
+// over in silence.
+func recordErrors(rule, id string, rec *archive.Record, ms *tail.Metrics) []finding.Finding {
+	if ms == nil {
+		return nil
+	}
+	var out []finding.Finding
+	for _, e := range ms.Errors {
+		out = append(out, finding.Finding{Rule: rule, ID: id, Severity: finding.Fail, File: rec.File, Line: e.Line,
+			Quote: tailLine(rec.Text, e.Line), Source: rec.Name,
+			Message: fmt.Sprintf("%s: %s", rec.File, e.Msg)})
+	}
+	return out
+}
 
 // metricsOfRecord returns the parsed metrics of a record beside the results
 // (a route_parity log, the self-test output), which the audit keys by the

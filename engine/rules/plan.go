@@ -18,8 +18,8 @@ import (
 const PlanFile = "PLAN.md"
 
 // ColdSet is the name of the claims-table set that lists the cold runs:
-// the first run on each expert file. A comparison row touching one of them
-// must name a caveat (rule plan.range, F30).
+// the first run on each expert file. A pair quoted from one run per side
+// that touches one of them must name a caveat (rule kld, F30).
 const ColdSet = "cold"
 
 // PlanCheck is the plan gate's shared input: the plan, the claims table and

@@ -76,7 +76,6 @@ func TestPlanRules(t *testing.T) {
 	}
 	want := []string{
 		"fail plan.range F13 PLAN.md 7 6.39–6.44 GB/s 3.66–6.44 GB/s",
-		"warn plan.range F30 PLAN.md 8 9.51 → 13.52 tok/s 9.51 → 13.52 tok/s",
 		"fail plan.stale  PLAN.claims 8 1.00 GB ",
 		"fail plan.unsourced F11 PLAN.md 7 3,194.23 ms 3,194.19 ms",
 		"fail plan.unsourced  PLAN.md 8 12.5 ms nearest raw: 12.49 ms (r2: x), 3194.19 ms (r2: prefill_ms)",
@@ -87,3 +86,51 @@ func TestPlanRules(t *testing.T) {
 }
 
 func itoa(n int) string { return num.Format(float64(n), 0) }
+
+// TestColdPairs: the kld rule's sample-size check of pairs quoted from one
+// run per side (F30). r1 is the first run on a.gguf, so the decode pair is
+// cold on one side; it warns until its row names a caveat PLAN states, and a
+// set cold that is not the first run per model file fails.
+func TestColdPairs(t *testing.T) {
+	tests := []struct {
+		name         string
+		claims, plan string
+		want         []string
+	}{
+		{"no caveat", gateClaims, gatePlan, []string{
+			"pass kld F30 PLAN.claims 3 set cold r1",
+			"warn kld F30 PLAN.md 8 9.51 → 13.52 tok/s 9.51 → 13.52 tok/s",
+		}},
+		{"caveat stated",
+			strings.Replace(gateClaims, "r1:dec ; r2:dec", "r1:dec ; r2:dec | caveat=n1", 1),
+			gatePlan + "\n> **Caveat** (n1): one run per side.\n",
+			[]string{"pass kld F30 PLAN.claims 3 set cold r1", "pass kld F30 PLAN.md 8 9.51 → 13.52 tok/s 9.51 → 13.52 tok/s"}},
+		{"caveat named, not stated",
+			strings.Replace(gateClaims, "r1:dec ; r2:dec", "r1:dec ; r2:dec | caveat=n1", 1), gatePlan,
+			[]string{"pass kld F30 PLAN.claims 3 set cold r1", "warn kld F30 PLAN.md 8 9.51 → 13.52 tok/s 9.51 → 13.52 tok/s"}},
+		{"cold set wrong", strings.Replace(gateClaims, "set cold = r1", "set cold = r2", 1), gatePlan, []string{
+			"fail kld F30 PLAN.claims 3 set cold r2",
+			"warn kld F30 PLAN.md 8 9.51 → 13.52 tok/s 9.51 → 13.52 tok/s",
+		}},
+		{"no cold set", strings.Replace(gateClaims, "set cold = r1\n", "", 1), gatePlan, nil},
+	}
+	for _, tt := range tests {
+		c := gateContext(t)
+		for name, text := range map[string]string{PlanFile: tt.plan, "PLAN.claims": tt.claims} {
+			if err := os.WriteFile(filepath.Join(c.Snap.Root, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fs, err := coldPairs(c)
+		if err != nil {
+			t.Fatalf("%s: coldPairs: %v", tt.name, err)
+		}
+		var got []string
+		for _, f := range fs {
+			got = append(got, strings.Join([]string{f.Severity.String(), f.Rule, f.ID, f.File, itoa(f.Line), f.Quote, f.Raw}, " "))
+		}
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("%s: coldPairs =\n%s\nwant\n%s", tt.name, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+	}
+}

@@ -101,27 +101,31 @@ type Context struct {
 	Metrics map[string]*tail.Metrics
 
 	mu   sync.Mutex
-	memo map[string]memoEntry
+	memo map[string]*memoEntry
 }
 
 type memoEntry struct {
-	v   any
-	err error
+	once sync.Once
+	v    any
+	err  error
 }
 
 // Memo returns the value of f for key, computing it once per Context. Rules
 // that share a derived input (the parsed PLAN, the claims table) load it
-// through Memo so that it is read once per audit.
+// through Memo so that it is read once per audit. f may itself call Memo for
+// other keys; a key whose f asks for that same key deadlocks, as a
+// sync.Once calling itself does.
 func (c *Context) Memo(key string, f func() (any, error)) (any, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.memo[key]; ok {
-		return e.v, e.err
-	}
-	v, err := f()
 	if c.memo == nil {
-		c.memo = map[string]memoEntry{}
+		c.memo = map[string]*memoEntry{}
 	}
-	c.memo[key] = memoEntry{v, err}
-	return v, err
+	e, ok := c.memo[key]
+	if !ok {
+		e = &memoEntry{}
+		c.memo[key] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.v, e.err = f() })
+	return e.v, e.err
 }

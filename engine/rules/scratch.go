@@ -172,16 +172,27 @@ type scratchSource struct {
 }
 
 func scratchReadSource(root string) (scratchSource, error) {
-	src := scratchSource{File: ScratchSource}
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ScratchSource)))
+	lines, err := readSourceLines(root, ScratchSource)
+	if err != nil {
+		return scratchSource{File: ScratchSource}, fmt.Errorf("scratch: %w", err)
+	}
+	return scratchSource{File: ScratchSource, Lines: lines}, nil
+}
+
+// readSourceLines reads a source file of the snapshot (rel is relative to
+// root, slash-separated) as lines, with CRLF line endings read as LF. A
+// file the snapshot does not have gives nil lines and no error: the rules
+// report what they could not check. Any other failure (a directory in the
+// file's place, a permission error) is an error naming the file.
+func readSourceLines(root, rel string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 	if errors.Is(err, fs.ErrNotExist) {
-		return src, nil
+		return nil, nil
 	}
 	if err != nil {
-		return src, fmt.Errorf("scratch: %w", err)
+		return nil, err
 	}
-	src.Lines = strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
-	return src, nil
+	return strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), nil
 }
 
 var (

@@ -1,11 +1,7 @@
 package rules
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -51,7 +47,11 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return append(checkSelftest(run, selftestPass(src)), checkSelftestEviction(src)...), nil
+			out := append(checkSelftest(run, selftestPass(src)), checkSelftestEviction(src)...)
+			if rec := c.Snap.SelfTest; rec != nil {
+				out = append(out, recordErrors("selftest", "F42", rec, c.Metrics[rec.File])...)
+			}
+			return out, nil
 		},
 	})
 }
@@ -311,16 +311,11 @@ func selftestLogical(lines []string, i, end int) (string, int) {
 }
 
 func selftestReadSource(root string) (selftestSource, error) {
-	src := selftestSource{File: SelftestRunner}
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(SelftestRunner)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return src, nil
-	}
+	lines, err := readSourceLines(root, SelftestRunner)
 	if err != nil {
-		return src, fmt.Errorf("selftest: %w", err)
+		return selftestSource{File: SelftestRunner}, fmt.Errorf("selftest: %w", err)
 	}
-	src.Lines = strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
-	return src, nil
+	return selftestSource{File: SelftestRunner, Lines: lines}, nil
 }
 
 // selftestOutput reads the runner's self-test output: the snapshot's

@@ -1,9 +1,7 @@
 package rules_test
 
 import (
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -11,54 +9,22 @@ import (
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
-// fixtureRoot returns a committed fixture snapshot, skipping when absent.
+// fixtureRoot returns a committed fixture snapshot.
 func fixtureRoot(t *testing.T, name string) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "fixtures", name)
-	if _, err := os.Stat(filepath.Join(root, archive.ResultsFile)); err != nil {
-		t.Skipf("fixture %s absent", name)
-	}
-	return root
+	return snaptest.Fixture(t, name)
 }
 
 // copySnapshot copies a fixture into t.TempDir() and applies edits to it:
-// each edit replaces old with new exactly once in a file.
+// each edit replaces old with new exactly once in a file (snaptest.Edit).
 func copySnapshot(t *testing.T, name string, edits ...edit) string {
 	t.Helper()
-	src := fixtureRoot(t, name)
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dst := snaptest.CopyFixture(t, name)
 	for _, e := range edits {
-		p := filepath.Join(dst, filepath.FromSlash(e.file))
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := strings.Count(string(b), e.old); n != 1 {
-			t.Fatalf("edit %q in %s: found %d times; want exactly once", e.old, e.file, n)
-		}
-		if err := os.WriteFile(p, []byte(strings.Replace(string(b), e.old, e.new, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		snaptest.Edit(t, filepath.Join(dst, filepath.FromSlash(e.file)), e.old, e.new)
 	}
 	return dst
 }
@@ -79,15 +45,11 @@ func check(t *testing.T, root, rule string) []finding.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []finding.Finding
-	for _, r := range rs {
-		fs, err := r.Check(ctx)
-		if err != nil {
-			t.Fatalf("rule %s: %v", r.Name, err)
-		}
-		out = append(out, fs...)
+	rep, err := audit.Run(ctx, rs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return rep.Findings
 }
 
 // bySeverity returns the findings of a severity.
@@ -189,17 +151,18 @@ func TestSummaryNoPerf(t *testing.T) {
 	// Removing a run's perf dict is caught, naming the run.
 	root := copySnapshot(t, "m5-v3")
 	p := filepath.Join(root, filepath.FromSlash(archive.ResultsFile))
-	b, _ := os.ReadFile(p)
-	s := string(b)
+	s := snaptest.Read(t, p)
 	i := strings.Index(s, `    "strata_tf_q2_0_moce085_ja": {`)
-	j := strings.Index(s[i:], "    }") + i + len("    }")
-	if i < 0 || j < i {
-		t.Fatal("fixture layout changed")
+	if i < 0 {
+		t.Fatal("fixture layout changed: no perf dict of strata_tf_q2_0_moce085_ja")
 	}
+	j := strings.Index(s[i:], "    }")
+	if j < 0 {
+		t.Fatal("fixture layout changed: perf dict of strata_tf_q2_0_moce085_ja not closed")
+	}
+	j += i + len("    }")
 	s = strings.TrimSuffix(s[:i], ",\n") + "\n" + strings.TrimPrefix(s[j:], ",")
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	snaptest.Write(t, p, s)
 	fs := check(t, root, "summary")
 	if !hasFinding(fs, finding.Fail, "F01", "run strata_tf_q2_0_moce085_ja has no perf dict") {
 		t.Errorf("no fail naming the run without perf: %v", bySeverity(fs, finding.Fail))

@@ -5,20 +5,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/strataspec/strataspec/engine/gguf"
 	"github.com/strataspec/strataspec/engine/kld"
-	"github.com/strataspec/strataspec/engine/plan"
-	"github.com/strataspec/strataspec/engine/tail"
 	"github.com/strataspec/strataspec/engine/tf"
 )
 
@@ -45,210 +39,9 @@ func init() {
 	})
 }
 
-// tfSet is what the tf and kld rules read: the snapshot's vocabulary, its TF
-// files with their layouts, the TF runs and the plan's caveats.
-type tfSet struct {
-	snap      *archive.Snapshot
-	vocab     *gguf.Vocab
-	vocabFile string     // relative to the root
-	files     []*tfEntry // in path order
-	runs      []*tfRun   // in results order
-	metrics   map[string]*tail.Metrics
-
-	plan       *plan.Doc // nil when the snapshot has no PLAN.md
-	claimLine  int       // PLAN line quoting the TF figures (0: none found)
-	claimPlace string    // its section place
-}
-
-// tfEntry is one TF file.
-type tfEntry struct {
-	rel       string // path relative to the snapshot root
-	file      *tf.File
-	layout    tf.Layout
-	layoutErr error
-}
-
-// line returns the file line of the id at position i (1 if unknown).
-func (e *tfEntry) line(i int) int {
-	if i >= 0 && i < len(e.file.IDLine) {
-		return e.file.IDLine[i]
-	}
-	return 1
-}
-
-// tfRun is one TF run: its TF file and command-line token counts.
-type tfRun struct {
-	run           *archive.Run
-	file          *tfEntry
-	nPrompt, nGen int
-	flagErr       error
-}
-
-// loadTF reads the snapshot's TF data once per audit.
-func loadTF(c *Context) (*tfSet, error) {
-	v, err := c.Memo("rules.tf", func() (any, error) { return readTF(c) })
-	if err != nil {
-		return nil, err
-	}
-	return v.(*tfSet), nil
-}
-
-func readTF(c *Context) (*tfSet, error) {
-	s := &tfSet{snap: c.Snap, metrics: c.Metrics}
-	root := c.Snap.Root
-	byPath := map[string]*tfEntry{}
-	for _, r := range c.Snap.Group(archive.GroupTF) {
-		tr := &tfRun{run: r}
-		rel := ""
-		for _, a := range r.Cmd {
-			if strings.HasPrefix(path.Base(filepath.ToSlash(a)), "eval_tf_") {
-				rel = filepath.ToSlash(a)
-			}
-		}
-		if rel == "" {
-			return nil, fmt.Errorf("%s: run %s: no eval_tf_* token file in its command %q", r.Source, r.Name, strings.Join(r.Cmd, " "))
-		}
-		e, ok := byPath[rel]
-		if !ok {
-			f, err := tf.Read(c.Snap.Path(rel))
-			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", r.Name, err)
-			}
-			f.Path = rel
-			e = &tfEntry{rel: rel, file: f}
-			byPath[rel] = e
-			s.files = append(s.files, e)
-		}
-		tr.file = e
-		tr.nPrompt, tr.nGen, tr.flagErr = tfFlags(r.Cmd)
-		s.runs = append(s.runs, tr)
-	}
-	sort.Slice(s.files, func(i, j int) bool { return s.files[i].rel < s.files[j].rel })
-	if len(s.files) > 0 {
-		var err error
-		if s.vocab, s.vocabFile, err = findVocab(root); err != nil {
-			return nil, err
-		}
-		for _, e := range s.files {
-			e.layout, e.layoutErr = tf.Find(e.file.IDs, s.vocab)
-		}
-	}
-	if d, err := plan.Load(filepath.Join(root, "PLAN.md")); err == nil {
-		s.plan = d
-		for _, l := range d.Lines {
-			if strings.Contains(l.Text, "--n-prompt") || strings.Contains(l.Text, "eval_tokens") {
-				s.claimLine, s.claimPlace = l.N, d.Place(l.N)
-				break
-			}
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	return s, nil
-}
-
-// runMetrics returns a run's parsed tail.
-func (s *tfSet) runMetrics(run string) (*tail.Metrics, bool) {
-	ms, ok := s.metrics[run]
-	return ms, ok && ms != nil
-}
-
-// metricValue returns a metric's value and printed text.
-func metricValue(ms *tail.Metrics, name string) (float64, string, bool) {
-	m, ok := ms.Get(name)
-	return m.Value(), m.Num.Text, ok
-}
-
-// findVocab returns the one GGUF under data/ that holds a tokenizer.
-func findVocab(root string) (*gguf.Vocab, string, error) {
-	matches, err := filepath.Glob(filepath.Join(root, "data", "*.gguf"))
-	if err != nil {
-		return nil, "", err
-	}
-	sort.Strings(matches)
-	var found []string
-	var vocab *gguf.Vocab
-	for _, m := range matches {
-		f, err := gguf.Open(m)
-		if err != nil {
-			return nil, "", err
-		}
-		if _, ok := f.Strings(gguf.KeyTokens); !ok {
-			continue
-		}
-		v, err := f.Vocab()
-		if err != nil {
-			return nil, "", err
-		}
-		rel, _ := filepath.Rel(root, m)
-		found = append(found, filepath.ToSlash(rel))
-		vocab = v
-	}
-	switch len(found) {
-	case 0:
-		return nil, "", fmt.Errorf("%s: no GGUF vocabulary under data/ to decode the TF token files", root)
-	case 1:
-		return vocab, found[0], nil
-	}
-	return nil, "", fmt.Errorf("%s: several GGUF vocabularies under data/ (%s): which decodes the TF files is ambiguous", root, strings.Join(found, ", "))
-}
-
-// tfFlags reads --n-prompt and --n-gen from a command line.
-func tfFlags(cmd []string) (nPrompt, nGen int, err error) {
-	vals := map[string]int{}
-	for i := 0; i < len(cmd); i++ {
-		for _, name := range []string{"--n-prompt", "--n-gen"} {
-			var text string
-			switch {
-			case cmd[i] == name && i+1 < len(cmd):
-				text = cmd[i+1]
-			case strings.HasPrefix(cmd[i], name+"="):
-				text = strings.TrimPrefix(cmd[i], name+"=")
-			default:
-				continue
-			}
-			n, perr := strconv.Atoi(text)
-			if perr != nil || n <= 0 {
-				return 0, 0, fmt.Errorf("%s %q is not a positive integer", name, text)
-			}
-			vals[name] = n
-		}
-	}
-	for _, name := range []string{"--n-prompt", "--n-gen"} {
-		if _, ok := vals[name]; !ok {
-			return 0, 0, fmt.Errorf("no %s in the command", name)
-		}
-	}
-	return vals["--n-prompt"], vals["--n-gen"], nil
-}
-
-// caveat returns the PLAN caveat with the id placed where the TF figures are
-// quoted, and a description of where it is.
-func (s *tfSet) caveat(id string) (string, bool) {
-	if s.plan == nil {
-		return "", false
-	}
-	c, ok := s.plan.Caveat(id, s.claimPlace)
-	if !ok {
-		return "", false
-	}
-	return fmt.Sprintf("PLAN.md:%d: caveat (%s)", c.Line, id), true
-}
-
-// where names the PLAN section a missing caveat belongs in.
-func (s *tfSet) where() string {
-	if s.claimPlace != "" {
-		return "PLAN.md " + s.claimPlace
-	}
-	return "PLAN.md"
-}
-
 func checkTF(s *tfSet) []finding.Finding {
 	var out []finding.Finding
-	add := func(sev finding.Severity, id, file string, line int, quote, raw, source, format string, args ...any) {
-		out = append(out, finding.Finding{Rule: "tf", ID: id, Severity: sev, File: file, Line: line,
-			Quote: quote, Raw: raw, Source: source, Message: fmt.Sprintf(format, args...)})
-	}
+	add := adder("tf", &out)
 	if len(s.runs) == 0 {
 		add(finding.Warn, "F32", archive.ResultsFile, 0, "", "", "", "no teacher-forcing runs (group %s) in the archive: nothing to check", archive.GroupTF)
 		return out
@@ -289,12 +82,8 @@ func checkTF(s *tfSet) []finding.Finding {
 			if where, ok := s.caveat(CaveatTFTemplateToken); ok {
 				sev, src = finding.Pass, where
 			}
-			quote := ""
-			if s.plan != nil && s.claimLine > 0 {
-				quote = strings.TrimSpace(s.plan.Lines[s.claimLine-1].Text)
-			}
-			add(sev, "F34", "PLAN.md", s.claimLine, quote, summary, src,
-				"the macros count the template token that opens every scored span; with and without it: %s", summary)
+			add(sev, "F34", PlanFile, s.claimLine, s.claimQuote(), summary, src,
+				"the macros count the template token that opens every scored span; with and without it (assuming it agreed at zero divergence): %s", summary)
 		}
 	}
 	return out
@@ -352,8 +141,6 @@ func (s *tfSet) macrosWithout() string {
 	}
 	return strings.Join(parts, "; ")
 }
-
-type addFunc func(sev finding.Severity, id, file string, line int, quote, raw, source, format string, args ...any)
 
 func checkTFRun(s *tfSet, r *tfRun, add addFunc) {
 	cmd := strings.Join(r.run.Cmd, " ")
@@ -429,7 +216,12 @@ func checkTFHash(s *tfSet, e *tfEntry, add addFunc) {
 
 func checkTFContent(s *tfSet, e *tfEntry, add addFunc) {
 	v, l, f := s.vocab, e.layout, e.file
-	content, _ := tf.Text(f.IDs, v, l.Content)
+	content, err := tf.Text(f.IDs, v, l.Content)
+	text, err2 := tf.Text(f.IDs, v, tf.Span{Start: l.Content.Start, End: l.Scored.End})
+	if err := errors.Join(err, err2); err != nil {
+		add(finding.Fail, "F32", e.rel, e.line(l.Content.Start), "", "", s.vocabFile, "the user turn and scored span do not decode: %v", err)
+		return
+	}
 	// The quote is the turn's opening, escaped so that it stays on one line.
 	quote := content
 	if r := []rune(quote); len(r) > 60 {
@@ -468,7 +260,6 @@ func checkTFContent(s *tfSet, e *tfEntry, add addFunc) {
 			"the first scored token is ordinary text, not a template token")
 	}
 	// F35: the domain label fits the content.
-	text, _ := tf.Text(f.IDs, v, tf.Span{Start: l.Content.Start, End: l.Scored.End})
 	if checked, fits, want := tf.FitsLabel(f.Domain, text); checked {
 		switch {
 		case fits:

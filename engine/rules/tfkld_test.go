@@ -198,6 +198,13 @@ func TestTFBrokenInputs(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "no teacher-forcing layout"},
+		// came from review: an id past the vocabulary in the scored span was
+		// decoded as empty text (a false "not Japanese" warning), and as the
+		// first scored token it panicked the F34 check, which indexes the
+		// vocabulary with it
+		{"scored id outside the vocabulary", func(t *testing.T, root string, c *Context) {
+			appendTo(t, filepath.Join(root, "data/m5_val_prompts/eval_tf_96tok_ja.txt"), "999999999\n")
+		}, "ids[96] = 999999999 is outside the vocabulary"},
 		{"not in provenance", func(t *testing.T, root string, c *Context) {
 			var kept []*archive.ProvFile
 			for _, p := range c.Snap.Provenance.Prompts {
@@ -247,6 +254,56 @@ func TestTFCaveatRemoved(t *testing.T) {
 	got := tally(append(runRule(t, "tf", c), runRule(t, "kld", c)...))
 	if got["F37 fail"] != 1 || got["F35 warn"] != 1 || got["F33 pass"] != 3 {
 		t.Errorf("after removing two caveats: F37 fail %d, F35 warn %d, F33 pass %d; want 1, 1, 3", got["F37 fail"], got["F35 warn"], got["F33 pass"])
+	}
+}
+
+// TestTFClaimPlace pins where the tf and kld rules find PLAN's TF figures:
+// the first quote bound by a claims row to TF runs alone (the macro KLD of
+// §7.1 #5), not the first line that happens to mention the run flags. A
+// decoy line in #20, far from the caveats, mentions both flags; the caveats
+// of §7.1 #5 must still count and the findings point at the macro line.
+func TestTFClaimPlace(t *testing.T) {
+	root := copySnapshot(t, "m5")
+	planPath := filepath.Join(root, "PLAN.md")
+	data, err := os.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoy := "Teacher-forcing files hold a user turn, the assistant header and the scored assistant tokens, as\n"
+	text := strings.Replace(string(data), decoy, "Runs take `--n-prompt` and report `eval_tokens`.\n\n"+decoy, 1)
+	if text == string(data) {
+		t.Fatal("fixtures/m5/PLAN.md: no #20 paragraph to put the decoy before")
+	}
+	if err := os.WriteFile(planPath, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	macroLine := 0
+	for i, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, "0.064461 / 90.11 %") {
+			macroLine = i + 1
+		}
+	}
+	c := tfContext(t, root)
+	fs := append(runRule(t, "tf", c), runRule(t, "kld", c)...)
+	got := tally(fs)
+	if got["F37 pass PLAN.md"] != 1 || got["F34 pass PLAN.md"] != 1 || got["F33 pass"] != 3 {
+		t.Errorf("with a decoy flag line in #20: F37 pass %d, F34 pass on PLAN %d, F33 pass %d; want 1, 1, 3", got["F37 pass PLAN.md"], got["F34 pass PLAN.md"], got["F33 pass"])
+	}
+	for _, f := range fs {
+		if f.File == "PLAN.md" && (f.ID == "F34" || f.ID == "F37") && f.Line != macroLine {
+			t.Errorf("%s %s on PLAN.md:%d; want the macro KLD line %d", f.Rule, f.ID, f.Line, macroLine)
+		}
+	}
+	// Without a claims table there is no bound quote: the finding names
+	// PLAN.md without a line, and a caveat anywhere in PLAN counts.
+	if err := os.Remove(filepath.Join(root, "PLAN.claims")); err != nil {
+		t.Fatal(err)
+	}
+	c = tfContext(t, root)
+	for _, f := range runRule(t, "kld", c) {
+		if f.ID == "F37" && (f.Severity != finding.Pass || f.Line != 0) {
+			t.Errorf("without PLAN.claims: F37 %v at PLAN.md:%d; want pass with no line", f.Severity, f.Line)
+		}
 	}
 }
 

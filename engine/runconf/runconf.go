@@ -92,6 +92,7 @@ type Difference struct {
 	A, B  string
 }
 
+// String formats d as "field: a vs b".
 func (d Difference) String() string { return fmt.Sprintf("%s: %s vs %s", d.Field, d.A, d.B) }
 
 // Diff returns the fields on which a and b differ, in Fields order.

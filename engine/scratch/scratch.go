@@ -93,7 +93,7 @@ func Make(c Config, alloc func(Buffer) error) error {
 	if err != nil {
 		return err
 	}
-	rows, err := mul(uint64(maxRows(c.C, c.TM)), uint64(c.RowBytes))
+	rows, err := mul(maxRows(c.C, c.TM), uint64(c.RowBytes))
 	if err != nil {
 		return err
 	}
@@ -109,9 +109,14 @@ func Make(c Config, alloc func(Buffer) error) error {
 	return nil
 }
 
-// maxRows is the GEMM's row count rounded up to whole TM-row tiles. This is
-// where the audit's hard-coded 16 desynchronised the two paths.
-func maxRows(c, tm int) int { return (c + tm - 1) / tm * tm }
+// maxRows is the GEMM's row count rounded up to whole TM-row tiles, for
+// c, tm > 0. This is where the audit's hard-coded 16 desynchronised the two
+// paths. It counts in uint64 as ceil(c / tm) × tm, so that no c or tm an
+// int can hold overflows it (c + tm − 1 would, for tm near MaxInt).
+func maxRows(c, tm int) uint64 {
+	tiles := (uint64(c) + uint64(tm) - 1) / uint64(tm)
+	return tiles * uint64(tm)
+}
 
 // Buffers is the sizing path: the buffers Make allocates for c.
 func Buffers(c Config) ([]Buffer, error) {

@@ -152,3 +152,26 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxRows(t *testing.T) {
+	tests := []struct {
+		c, tm int
+		want  uint64
+	}{
+		{1024, 16, 1024}, {1000, 16, 1008}, {1, 16, 16}, {17, 16, 32}, {5, 1, 5},
+		{1, math.MaxInt, math.MaxInt}, {math.MaxInt, math.MaxInt, math.MaxInt}, {math.MaxInt, 2, math.MaxInt + 1},
+	}
+	for _, tt := range tests {
+		if got := maxRows(tt.c, tt.tm); got != tt.want {
+			t.Errorf("maxRows(%d, %d) = %d; want %d", tt.c, tt.tm, got, tt.want)
+		}
+	}
+	// From review: c + TM − 1 overflowed int for a TM near MaxInt, and the
+	// rows term came out wrong (2⁶³ + 1 rows for one tile of MaxInt) without
+	// an error.
+	c := Config{C: 2, D: 1, TM: math.MaxInt, RowBytes: 1}
+	want := arena.Bytes(2*4*1*FloatBytes + 2*1*FloatBytes + math.MaxInt)
+	if got, err := Need(c); err != nil || got != want {
+		t.Errorf("Need(%+v) = %d, %v; want %d", c, got, err, want)
+	}
+}

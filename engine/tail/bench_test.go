@@ -18,3 +18,15 @@ func BenchmarkParseStrata(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseStrataTail parses one speed-run tail (about 1.3 KB), the
+// size of the tails a results file archives.
+func BenchmarkParseStrataTail(b *testing.B) {
+	b.SetBytes(int64(len(speedTail)))
+	for b.Loop() {
+		ms := tail.ParseStrata("bench", speedTail)
+		if len(ms.Errors) > 0 {
+			b.Fatal(ms.Errors[0])
+		}
+	}
+}

@@ -36,6 +36,30 @@ type lineRule struct {
 	skip func(line string) bool
 }
 
+// ruleSet is an ordered list of line rules indexed by the first byte of
+// their prefix, so that a line is tried only against the rules it could
+// belong to. The rules a line is tried against keep their list order: the
+// first rule whose prefix the line has takes it, as with a plain loop.
+type ruleSet struct {
+	rules   []lineRule
+	byFirst [256][]int // first byte of a prefix → indexes into rules, in order
+}
+
+// newRuleSet indexes rules; every rule must have a non-empty prefix.
+func newRuleSet(rules ...[]lineRule) *ruleSet {
+	rs := &ruleSet{}
+	for _, list := range rules {
+		rs.rules = append(rs.rules, list...)
+	}
+	for i, ru := range rs.rules {
+		if ru.prefix == "" {
+			panic("tail: line rule " + ru.key + " has no prefix")
+		}
+		rs.byFirst[ru.prefix[0]] = append(rs.byFirst[ru.prefix[0]], i)
+	}
+	return rs
+}
+
 // reader walks a tail line by line and collects metrics and errors.
 type reader struct {
 	ms   *Metrics
@@ -82,11 +106,14 @@ func invalidAt(s string) int {
 	return 0
 }
 
-// apply tries the rules on one line; it reports whether one took the line.
-func (r *reader) apply(rules []lineRule, n int, line string) bool {
-	trimmed := strings.TrimSpace(line)
-	for i := range rules {
-		ru := &rules[i]
+// apply tries the rules on one line (already trimmed of surrounding
+// space); it reports whether one took the line.
+func (r *reader) apply(rs *ruleSet, n int, trimmed string) bool {
+	if trimmed == "" {
+		return false
+	}
+	for _, i := range rs.byFirst[trimmed[0]] {
+		ru := &rs.rules[i]
 		if !strings.HasPrefix(trimmed, ru.prefix) {
 			continue
 		}

@@ -66,6 +66,8 @@ type Error struct {
 	Msg  string
 }
 
+// Error formats the error as file:line: message, or file: message for an
+// error about the whole tail.
 func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)

@@ -1,13 +1,11 @@
 package tail_test
 
 import (
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -240,15 +238,10 @@ func TestParseSelfTest(t *testing.T) {
 	}
 }
 
-// fixtureSnapshot loads a committed fixture, skipping when it is absent.
+// fixtureSnapshot loads a committed fixture.
 func fixtureSnapshot(t testing.TB, name string) *archive.Snapshot {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "fixtures", name)
-	if _, err := os.Stat(filepath.Join(root, archive.ResultsFile)); err != nil {
-		t.Skipf("fixture %s absent", name)
-	}
-	s, err := archive.Load(root)
+	s, err := archive.Load(snaptest.Fixture(t, name))
 	if err != nil {
 		t.Fatalf("archive.Load: %v", err)
 	}
@@ -289,11 +282,9 @@ func TestFixtureTails(t *testing.T) {
 
 // seeds adds every fixture tail of a kind to a fuzz corpus.
 func seeds(f *testing.F, kind string) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "fixtures", "m5-v3")
-	s, err := archive.Load(root)
+	s, err := archive.Load(snaptest.FixturePath("m5-v3"))
 	if err != nil {
-		return // fixture absent: the inline seeds still run
+		f.Fatalf("fuzz seeds: %v", err)
 	}
 	switch kind {
 	case "strata", "runner":

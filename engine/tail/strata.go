@@ -98,12 +98,11 @@ func ParseStrata(source, text string) *Metrics {
 	r := newReader(source)
 	tf := false
 	r.lines(text, func(n int, line string) {
-		if strings.HasPrefix(strings.TrimSpace(line), "tf:") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "tf:") {
 			tf = true
 		}
-		if !r.apply(strataRules, n, line) {
-			r.apply(runnerRules, n, line)
-		}
+		r.apply(strataSet, n, line)
 	})
 	r.require(strataRequired...)
 	if tf {
@@ -139,6 +138,13 @@ var runnerRules = []lineRule{
 
 var runnerRequired = []string{"[runner] vm_stat", "[runner] min_avail", "[runner] iostat"}
 
+// The rule sets the parsers dispatch lines through: a strata log is read
+// with the engine's rules, then the runner's.
+var (
+	strataSet = newRuleSet(strataRules, runnerRules)
+	runnerSet = newRuleSet(runnerRules)
+)
+
 // ParseRunner parses the lines the validation runner appends to every
 // run's tail (swapout from vm_stat, min_avail, disk0 MB read from iostat),
 // ignoring everything else; for llama.cpp tails, whose own lines
@@ -146,7 +152,7 @@ var runnerRequired = []string{"[runner] vm_stat", "[runner] min_avail", "[runner
 func ParseRunner(source, text string) *Metrics {
 	r := newReader(source)
 	r.lines(text, func(n int, line string) {
-		r.apply(runnerRules, n, line)
+		r.apply(runnerSet, n, strings.TrimSpace(line))
 	})
 	r.require(runnerRequired...)
 	return r.ms

@@ -2,6 +2,8 @@ package tf
 
 import (
 	"strings"
+
+	"github.com/strataspec/strataspec/engine/gguf"
 	"testing"
 )
 
@@ -12,11 +14,14 @@ var parseSeeds = []string{
 	"# domain: ja\n# source_offset: -1\n1\n",
 	"# domain: ja\n# source_offset: 1\n99999999999\n",
 	"",
+	"# domain: ja\n# source_offset: 0\n259 256 10 97 260 10 259 257 10 261 10 111\n", // a layout in chatVocab
+	"# domain: ja\n# source_offset: 0\n259 256 10 97 260 10 259 257 10 9999\n",       // scored id outside it
 }
 
 // checkParseTF is the fuzz property: Parse never panics; an error names the
-// file; a file that parses marshals and parses back to the same ids.
-func checkParseTF(t *testing.T, s string) {
+// file; a file that parses marshals and parses back to the same ids; Find
+// over its ids never panics, and the spans of a layout it finds decode.
+func checkParseTF(t *testing.T, v *gguf.Vocab, s string) {
 	f, err := Parse("fuzz.txt", []byte(s))
 	if err != nil {
 		if !strings.Contains(err.Error(), "fuzz.txt") {
@@ -26,6 +31,15 @@ func checkParseTF(t *testing.T, s string) {
 	}
 	if len(f.IDs) != len(f.IDLine) {
 		t.Fatalf("%d ids, %d lines", len(f.IDs), len(f.IDLine))
+	}
+	if l, err := Find(f.IDs, v); err == nil {
+		for _, sp := range []Span{l.User, l.Header, l.Scored, l.Content} {
+			if _, err := Text(f.IDs, v, sp); err != nil {
+				t.Fatalf("layout %+v: span %v does not decode: %v", l, sp, err)
+			}
+		}
+		IsTemplateToken(v, f.IDs[l.Scored.Start])
+		ThinkNewline(f.IDs, v, l)
 	}
 	data, err := f.Marshal("")
 	if err != nil {
@@ -38,14 +52,28 @@ func checkParseTF(t *testing.T, s string) {
 }
 
 func TestParseSeeds(t *testing.T) {
+	v := chatVocab(t, "<think>\n")
 	for _, s := range parseSeeds {
-		checkParseTF(t, s)
+		checkParseTF(t, v, s)
+	}
+	// the last two seeds: a layout, and the same with its scored id outside
+	// the vocabulary
+	for i, wantOK := range []bool{true, false} {
+		s := parseSeeds[len(parseSeeds)-2+i]
+		f, err := Parse("seed.txt", []byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Find(f.IDs, v); (err == nil) != wantOK {
+			t.Errorf("Find(%v) error = %v; want ok = %v", f.IDs, err, wantOK)
+		}
 	}
 }
 
 func FuzzParse(f *testing.F) {
+	v := chatVocab(f, "<think>\n")
 	for _, s := range parseSeeds {
 		f.Add(s)
 	}
-	f.Fuzz(checkParseTF)
+	f.Fuzz(func(t *testing.T, s string) { checkParseTF(t, v, s) })
 }

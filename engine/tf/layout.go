@@ -21,6 +21,7 @@ type Span struct{ Start, End int }
 // Len returns the number of tokens in the span.
 func (s Span) Len() int { return s.End - s.Start }
 
+// String returns the span as a half-open interval, "[32, 96)".
 func (s Span) String() string { return fmt.Sprintf("[%d, %d)", s.Start, s.End) }
 
 // Layout is where a TF file's three segments are.
@@ -40,9 +41,16 @@ func (l Layout) Prompt() int { return l.Header.End }
 // file must start with <|im_start|> and the role "user" on its own line, the
 // user turn ends at the first <|im_end|> and the newline after it, then
 // <|im_start|> and the role "assistant" on its own line; the rest is scored.
-// An error says which position breaks the layout and what it holds.
+// Every id must be in the vocabulary, so that a caller may index
+// v.Tokens with any id of a found layout. An error says which position
+// breaks the layout and what it holds.
 func Find(ids []int32, v *gguf.Vocab) (Layout, error) {
 	var l Layout
+	for i, id := range ids {
+		if id < 0 || int(id) >= v.Len() {
+			return l, fmt.Errorf("tf: ids[%d] = %d is outside the vocabulary of %d tokens", i, id, v.Len())
+		}
+	}
 	start, ok := v.ID(ImStart)
 	if !ok {
 		return l, fmt.Errorf("tf: vocabulary has no %s token", ImStart)

@@ -1,6 +1,7 @@
 package tf
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 // chatVocab is a small byte-level vocabulary with the ChatML tokens at ids
 // unlike the fixtures' (Find must locate them by text). words are extra
 // ordinary tokens, given as plain text.
-func chatVocab(t *testing.T, template string, words ...string) *gguf.Vocab {
+func chatVocab(t testing.TB, template string, words ...string) *gguf.Vocab {
 	t.Helper()
 	var tokens []string
 	var types []int32
@@ -113,6 +114,17 @@ func TestFindErrors(t *testing.T) {
 		_, err := Find(encode(t, v, tt.text), v)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Find(%q) error = %v; want %q", tt.text, err, tt.want)
+		}
+	}
+	// An id outside the vocabulary, even in the scored span, is an error
+	// naming its position: callers index v.Tokens with the ids of a layout.
+	good := encode(t, v, "<|im_start|>user\nx<|im_end|>\n<|im_start|>assistant\nx")
+	for _, at := range []int{0, len(good) - 1} {
+		bad := append([]int32(nil), good...)
+		bad[at] = int32(v.Len())
+		want := fmt.Sprintf("ids[%d] = %d is outside the vocabulary of %d tokens", at, v.Len(), v.Len())
+		if _, err := Find(bad, v); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Find(id %d at ids[%d]) error = %v; want %q", v.Len(), at, err, want)
 		}
 	}
 	// A vocabulary without the template tokens cannot locate them.

@@ -3,10 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 const fixtures = "../../fixtures"
@@ -60,46 +61,95 @@ func TestRunJSON(t *testing.T) {
 	}
 }
 
-// copyTree copies a snapshot so a test can damage it.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 func TestRunBadResults(t *testing.T) {
-	root := copyTree(t, fixtures+"/m5")
+	root := snaptest.CopyFixture(t, "m5")
 	results := filepath.Join(root, "results", "phase0_phase2_m5_validation.json")
-	b, err := os.ReadFile(results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(results, b[:len(b)/2], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	b := snaptest.Read(t, results)
+	snaptest.Write(t, results, b[:len(b)/2])
 	var stdout, stderr bytes.Buffer
 	if code := run(&stdout, &stderr, []string{"-root", root}); code != 2 {
 		t.Fatalf("run(truncated results) = %d; want 2", code)
 	}
 	if !strings.Contains(stderr.String(), "phase0_phase2_m5_validation.json") {
 		t.Errorf("stderr = %q; want the results file named", stderr.String())
+	}
+}
+
+// TestRunBadInput damages one thing in a copy of the audited snapshot and
+// checks what the command makes of it: unreadable input exits 2 with a
+// message naming the file and the place (line:column and JSON path); a tail
+// that parses badly is a fail finding at the tail's place (exit 1). No case
+// may panic: run would not return.
+func TestRunBadInput(t *testing.T) {
+	const results = "results/phase0_phase2_m5_validation.json"
+	tests := []struct {
+		name string
+		edit func(t *testing.T, path string)
+		code int
+		want []string // in stderr (exit 2) or in one finding of the JSON report (exit 1)
+	}{
+		{"truncated JSON", func(t *testing.T, p string) {
+			b := snaptest.Read(t, p)
+			snaptest.Write(t, p, b[:len(b)/3])
+		}, 2, []string{results + ":", "unexpected end of JSON"}},
+		{"unknown field", func(t *testing.T, p string) {
+			snaptest.EditNth(t, p, `"exit_code": 0,`, `"exit_code": 0, "exit_status": 0,`, 2)
+		}, 2, []string{results + ":47:38:", "runs[1].exit_status", `unknown key "exit_status"`}},
+		{"duplicate run name", func(t *testing.T, p string) {
+			snaptest.Edit(t, p, `"name": "strata_iq3_s_short_43tok",`, `"name": "strata_q2_0_moce0_short_43tok",`)
+		}, 2, []string{results + ":52:", "runs[2].name", `duplicate run name "strata_q2_0_moce0_short_43tok" (also runs[0])`}},
+		{"non-UTF-8 tail", func(t *testing.T, p string) {
+			snaptest.Edit(t, p, "init: 356.06 ms", "init: 356.06 ms \xff")
+		}, 2, []string{results + ":49:", "runs[1].output_tail", "invalid UTF-8"}},
+		{"tail missing a required line", func(t *testing.T, p string) {
+			snaptest.Edit(t, p, `timing: host wait 16.11 ms/tok, T1 GPU 72.400 ms/tok\n`, "")
+		}, 1, []string{"runs[1].output_tail", "run strata_metal_optimized_k256_q2_0_moce085", `missing required line "timing:"`}},
+		{"malformed tail line", func(t *testing.T, p string) {
+			snaptest.Edit(t, p, "(40.6 misses/tok, 56.12 MB/tok)", "(40.6 misses/tok, 56.12 MB)")
+		}, 1, []string{"runs[1].output_tail", "tail line 26", `malformed "cache:" line`}},
+		{"null where a number belongs", func(t *testing.T, p string) {
+			snaptest.EditNth(t, p, `"exit_code": 0,`, `"exit_code": null,`, 3)
+		}, 2, []string{results + ":", "runs[2].exit_code", "want an integer, found null"}},
+		{"huge number", func(t *testing.T, p string) {
+			snaptest.EditNth(t, p, `"exit_code": 0,`, `"exit_code": 1e999,`, 1)
+		}, 2, []string{results + ":", "runs[0].exit_code", "want an integer"}},
+		{"missing self-test header", func(t *testing.T, p string) {
+			snaptest.Write(t, filepath.Join(filepath.Dir(filepath.Dir(p)), "results", "self_test.log"), "self-test: PASS\n")
+		}, 2, []string{"results/self_test.log:1", `missing "# cmd:"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := snaptest.CopyFixture(t, "m5-v3")
+			tt.edit(t, filepath.Join(root, filepath.FromSlash(results)))
+			var stdout, stderr bytes.Buffer
+			code := run(&stdout, &stderr, []string{"-root", root, "-rules", "summary", "-format", "json"})
+			if code != tt.code {
+				t.Fatalf("run(%s) = %d; want %d\nstderr: %s", tt.name, code, tt.code, stderr.String())
+			}
+			if code == 2 {
+				for _, w := range tt.want {
+					if !strings.Contains(stderr.String(), w) {
+						t.Errorf("run(%s) stderr = %q; want it to contain %q", tt.name, stderr.String(), w)
+					}
+				}
+				return
+			}
+			var rep struct {
+				Findings []struct{ Severity, File, Message string }
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+				t.Fatalf("run(%s): output is not JSON: %v", tt.name, err)
+			}
+			for _, f := range rep.Findings {
+				all := true
+				for _, w := range tt.want {
+					all = all && strings.Contains(f.File+" "+f.Message, w)
+				}
+				if f.Severity == "fail" && all {
+					return
+				}
+			}
+			t.Errorf("run(%s): no fail finding containing %q in %+v", tt.name, tt.want, rep.Findings)
+		})
 	}
 }

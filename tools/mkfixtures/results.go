@@ -19,6 +19,7 @@ type member struct {
 	val any
 }
 
+// MarshalJSON writes the members in order (encoding/json sorts map keys).
 func (o obj) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')

@@ -29,8 +29,8 @@ var (
 const (
 	denseGiB     = "4.220" // audit: dense K256-*-metal.gguf 4.220 GiB
 	denseGB      = "4.53"  // audit
-	nLayers      = "48"
-	expertsPer   = "256"
+	nLayers      = "48"    // synthetic: 48 × 256 = the audit's 12,288 slices
+	expertsPer   = "256"   // synthetic
 	expertSlices = "12288" // audit: 12,288 expert slices
 	workingSet   = "18.80" // audit: 18.8 GB cap
 	arenaEnv     = "3.4"   // audit: env STRATA_METAL_ARENA_GB

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/strataspec/strataspec/engine/gguf"
@@ -271,7 +270,7 @@ var tfPretokenRE = regexp.MustCompile(`[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L
 func tfPretokenize(text string) []string {
 	var out []string
 	for _, p := range tfPretokenRE.FindAllString(text, -1) {
-		if !tfHasCJK(p) {
+		if !tf.HasJapanese(p) {
 			out = append(out, p)
 			continue
 		}
@@ -288,15 +287,6 @@ func tfPretokenize(text string) []string {
 		}
 	}
 	return out
-}
-
-func tfHasCJK(s string) bool {
-	for _, r := range s {
-		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
-			return true
-		}
-	}
-	return false
 }
 
 func tfSortByRune(s []string) {

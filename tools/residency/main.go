@@ -1,5 +1,6 @@
 // Command residency reports, evicts or warms files' pages in the page cache,
-// like vmtouch, and verifies every eviction and warm-up with mincore.
+// like vmtouch, and verifies every eviction and warm-up by counting the
+// resident pages afterwards.
 //
 // Usage:
 //
@@ -9,9 +10,11 @@
 // it drops the pages and checks that at most 1 % remain; with -warm it reads
 // each file and checks that every page is resident. For pages that stayed it
 // names the reason: tmpfs, locked, mapped elsewhere, dirty, unverifiable.
-// Pages are counted with cachestat where the kernel has it (Linux 6.5 and
-// later) and with mincore otherwise; -mincore always counts page by page
-// with mincore.
+// Whole-file counts use cachestat where the kernel has it (Linux 6.5 and
+// later: the kernel's exact count of the file's cached pages) and mincore,
+// page by page, otherwise (older kernels, a kernel refusing cachestat,
+// darwin); -mincore always counts with mincore. The output names the method
+// of each reading ("method" in JSON).
 //
 // Exit status: 0 when every requested eviction or warm-up was verified, 1 when
 // one was not, 2 on bad usage or a file that cannot be read or mapped.
@@ -51,7 +54,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 	evict := fl.Bool("evict", false, "evict the files' pages and verify that at most 1 % remain")
 	warm := fl.Bool("warm", false, "read the files into the page cache and verify that every page is resident")
 	format := fl.String("format", "text", "output format: text or json")
-	byMincore := fl.Bool("mincore", false, "count pages with mincore, page by page, even where cachestat is available")
+	byMincore := fl.Bool("mincore", false, "count pages with mincore, page by page; default: cachestat where the kernel has it (Linux 6.5+), mincore otherwise")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: residency [-evict | -warm] [-mincore] [-format text|json] FILE...")
 		fl.PrintDefaults()

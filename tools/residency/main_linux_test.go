@@ -8,48 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/pagecache"
+	"github.com/strataspec/strataspec/engine/pagecache/pagecachetest"
 )
 
 // byMincore counts pages with mincore: the tests' independent reading.
 var byMincore = pagecache.Options{Mincore: true}
 
-// tmpfsMagic is Linux's statfs magic number for tmpfs.
-const tmpfsMagic = 0x01021994
-
-func onTmpfs(dir string) bool {
-	var fs syscall.Statfs_t
-	return syscall.Statfs(dir, &fs) == nil && int64(fs.Type) == tmpfsMagic
-}
-
-// cachedFile writes a 4 MiB file to a disk-backed directory; its pages are
-// resident afterwards (written through the cache, then synced clean).
-func cachedFile(t *testing.T, dir string) string {
-	t.Helper()
-	path := filepath.Join(dir, "f")
-	if err := os.WriteFile(path, bytes.Repeat([]byte("strata"), 4<<20/6), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestEvictJSON(t *testing.T) {
-	dir := t.TempDir()
-	if onTmpfs(dir) {
-		t.Skipf("%s is tmpfs: eviction cannot be tested there", dir)
-	}
-	path := cachedFile(t, dir)
+	path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "f", 4<<20)
 	var out, errb bytes.Buffer
 	code := run(&out, &errb, []string{"-evict", "-format", "json", path})
 	var got struct {
@@ -83,7 +52,7 @@ func TestEvictJSON(t *testing.T) {
 }
 
 func TestEvictTmpfs(t *testing.T) {
-	if !onTmpfs("/dev/shm") {
+	if !pagecachetest.MemoryFS("/dev/shm") {
 		t.Skip("no tmpfs at /dev/shm")
 	}
 	dir, err := os.MkdirTemp("/dev/shm", "residency-test-")
@@ -99,6 +68,19 @@ func TestEvictTmpfs(t *testing.T) {
 	code := run(&out, &errb, []string{"-evict", path})
 	if code != 1 || !strings.Contains(out.String(), "NOT verified") || !strings.Contains(out.String(), "pages tmpfs") {
 		t.Errorf("run(-evict %s) = %d, %q; want 1, not verified, tmpfs named", path, code, out.String())
+	}
+	out.Reset()
+	code = run(&out, &errb, []string{"-evict", "-format", "json", path})
+	var got struct {
+		Verified bool
+		Files    []struct{ Result pagecache.Result }
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out.String())
+	}
+	if code != 1 || got.Verified || len(got.Files) != 1 || len(got.Files[0].Result.Reasons) == 0 ||
+		got.Files[0].Result.Reasons[0].Reason != pagecache.ReasonTmpfs {
+		t.Errorf("run(-evict -format json %s) = %d, %+v; want 1, not verified, reason tmpfs", path, code, got)
 	}
 	if now, err := byMincore.Residency(path); err != nil || now.Resident != now.Total {
 		t.Errorf("tmpfs file after evict: %v, %v; want still all resident", now.Count, err)

@@ -3,8 +3,10 @@
 // truncate or remove its files, failing the test when an edit does not apply
 // (an edit that silently matches nothing would test nothing).
 //
-// It imports nothing of the module, so that the tests of any engine package
-// (engine/archive and engine/rules included) can use it.
+// It is a test helper, imported only from _test.go files. It imports nothing
+// of the module, so that the tests of every package (engine/archive and
+// engine/rules included) can use it; it is not under an internal/ directory
+// because spec/ and tools/ tests use it too.
 package snaptest
 
 import (
@@ -23,7 +25,7 @@ func Root() string {
 	if !ok {
 		return "."
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
 // FixturePath returns the path of the committed snapshot fixtures/name,

@@ -1,0 +1,82 @@
+package audit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/archive"
+)
+
+const perplexityTail = `llama_perf_context_print:        load time =    1234.56 ms
+====== KL divergence statistics ======
+Mean    KLD:   0.012340 ±   0.000560
+Maximum KLD:   2.345600
+[runner] vm_stat: swapouts +0 pages (0.0 MiB swapout)
+[runner] min_avail 3.12 GiB
+[runner] iostat: disk0 read 1234.56 MB
+`
+
+func TestParseRunDispatch(t *testing.T) {
+	for _, tt := range []struct {
+		argv0      string
+		wantMetric string
+		absent     string
+	}{
+		{"/opt/llama/bin/llama-perplexity", "kld_mean", ""},
+		{"llama-cli", "load_ms", "kld_mean"}, // KL statistics belong to llama-perplexity only
+	} {
+		r := &archive.Run{Name: "x", Cmd: []string{tt.argv0}, Source: "r.json: runs[0].output_tail", Tail: perplexityTail}
+		if !IsLlamaCpp(r) {
+			t.Fatalf("IsLlamaCpp(%q) = false; want true", tt.argv0)
+		}
+		ms := ParseRun(r)
+		if _, ok := ms.Get(tt.wantMetric); !ok {
+			t.Errorf("ParseRun(%s) lacks %s; got %v", tt.argv0, tt.wantMetric, ms.List)
+		}
+		if _, ok := ms.Get("disk0_mb"); !ok {
+			t.Errorf("ParseRun(%s) lacks the runner's disk0_mb", tt.argv0)
+		}
+		if tt.absent != "" {
+			if _, ok := ms.Get(tt.absent); ok {
+				t.Errorf("ParseRun(%s) has %s; want it absent", tt.argv0, tt.absent)
+			}
+		}
+	}
+	strata := &archive.Run{Name: "s", Cmd: []string{"build/strata_window_cli"}, Source: "r.json", Tail: perplexityTail}
+	if IsLlamaCpp(strata) {
+		t.Errorf("IsLlamaCpp(strata_window_cli) = true; want false")
+	}
+	if ms := ParseRun(strata); len(ms.Errors) == 0 {
+		t.Errorf("ParseRun(strata run with a llama tail) reported no errors; want missing strata lines")
+	}
+}
+
+func TestLoadKeysRecords(t *testing.T) {
+	ctx, err := Load("../../fixtures/m5-v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ctx.Snap.Parity) != 6 {
+		t.Fatalf("Load: %d route_parity records; want 6", len(ctx.Snap.Parity))
+	}
+	for _, rec := range append(ctx.Snap.Parity, ctx.Snap.SelfTest) {
+		ms := ctx.Metrics[rec.File]
+		if ms == nil || len(ms.List) == 0 {
+			t.Errorf("Load: no metrics for record %s", rec.File)
+		}
+	}
+	for _, r := range ctx.Snap.Runs {
+		if ms := ctx.Metrics[r.Name]; ms == nil || len(ms.Errors) > 0 {
+			t.Errorf("Load: run %s parsed with errors %v", r.Name, ms.Errors)
+		}
+	}
+}
+
+func TestAuditErrors(t *testing.T) {
+	if _, err := Audit("../../fixtures/m5", "nosuch"); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("Audit(-rules nosuch) = %v; want an unknown-rule error", err)
+	}
+	if _, err := Audit("../../fixtures/absent", ""); err == nil || !strings.Contains(err.Error(), "absent") {
+		t.Errorf("Audit(absent root) = %v; want an error naming the root", err)
+	}
+}
