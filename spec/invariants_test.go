@@ -44,15 +44,11 @@ func runInvariants(t *testing.T, c *rules.Context, names ...string) []finding.Fi
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []finding.Finding
-	for _, r := range rs {
-		fs, err := r.Check(c)
-		if err != nil {
-			t.Fatalf("rule %s: %v", r.Name, err)
-		}
-		out = append(out, fs...)
+	rep, err := audit.Run(c, rs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return rep.Findings
 }
 
 // invEdit is one change to a file of a snapshot copy: the n-th occurrence
@@ -201,6 +197,14 @@ func TestInvariantsBroken(t *testing.T) {
 		{"an unreadable route_parity line", "",
 			[]invEdit{{file: "results/route_parity/default_2.log", old: "route_parity: 2/2 PASS", new: "route_parity: K=128 moce=0.50 max_abs_err n/a PASS\nroute_parity: 2/2 PASS"}},
 			invWant{"parity", "F41", finding.Fail, "results/route_parity/default_2.log: malformed route_parity configuration line"}},
+		// Rows from review: route_parity's own FAIL on a configuration the
+		// spec has no row for passed in silence.
+		{"an undeclared configuration fails", "",
+			[]invEdit{{file: "results/route_parity/fast_3.log", old: "route_parity: 2/2 PASS", new: "route_parity: K=128 moce=0.50 max_abs_err 3.10e-05 mean_abs_err 4.00e-07 FAIL\nroute_parity: 2/3 PASS"}},
+			invWant{"parity", "F41", finding.Fail, "route_parity run fast_3: its summary passes 2 of 3 configurations"}},
+		{"an undeclared configuration passes", "",
+			[]invEdit{{file: "results/route_parity/fast_3.log", old: "route_parity: 2/2 PASS", new: "route_parity: K=128 moce=0.50 max_abs_err 3.10e-07 mean_abs_err 4.00e-09 PASS\nroute_parity: 3/3 PASS"}},
+			invWant{"parity", "F41", finding.Warn, "route_parity run fast_3 reports configuration k128_moce05 (max err 3.10e-07), which the spec declares no tolerance for"}},
 		{"a second self-test verdict", "m5",
 			[]invEdit{{file: "results/self_test.log", old: "\nself-test: PASS", new: "\nself-test: FAIL\nself-test: PASS"}},
 			invWant{"selftest", "F42", finding.Fail, "results/self_test.log: second verdict line (first at line"}},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,7 +73,7 @@ func (d *decoder) object(n *node, required []string, optional ...string) bool {
 		return false
 	}
 	for i, k := range n.keys {
-		if !contains(required, k) && !contains(optional, k) {
+		if !slices.Contains(required, k) && !slices.Contains(optional, k) {
 			d.fail(n.vals[i], "unknown key %q (known: %s)", k, strings.Join(append(append([]string(nil), required...), optional...), ", "))
 			return false
 		}
@@ -84,15 +85,6 @@ func (d *decoder) object(n *node, required []string, optional ...string) bool {
 		}
 	}
 	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (d *decoder) str(n *node) string {
@@ -229,7 +221,7 @@ func (s *Snapshot) decodeRuns(d *decoder, n *node) {
 		}
 		seen[r.Name] = i
 		r.Group = d.str(rn.get("group"))
-		if d.err == nil && !contains([]string{GroupSpeed, GroupTF, GroupLlamaUnpatched, GroupLlamaPatched}, r.Group) {
+		if d.err == nil && !slices.Contains([]string{GroupSpeed, GroupTF, GroupLlamaUnpatched, GroupLlamaPatched}, r.Group) {
 			d.fail(rn.get("group"), "unknown group %q", r.Group)
 		}
 		r.Cmd = d.strings(rn.get("cmd"))

@@ -29,10 +29,14 @@ type arenaRun struct {
 	// FileGiB is the `.experts` file size in GiB as printed.
 	FileGiB num.Number
 	// Logged metrics; a zero Metric (empty text) was not logged.
-	EnvLogged                              tail.Metric // the engine's echo of STRATA_METAL_ARENA_GB
-	Slices                                 tail.Metric // expert slices in the file
-	PageKiB                                tail.Metric // page size in KiB
-	ArenaGB, Slots, Filled, Classes, Pages tail.Metric
+	EnvLogged                       tail.Metric // the engine's echo of STRATA_METAL_ARENA_GB
+	Slices                          tail.Metric // expert slices in the file
+	PageKiB                         tail.Metric // page size in KiB
+	ArenaGB, Slots, Filled, Classes tail.Metric
+	// Pages is pages per slot where a log prints it. The audited engine's
+	// log does not (arenaRuns never sets it); checkArena checks it against
+	// the arithmetic when a future log, or a test, provides it.
+	Pages tail.Metric
 }
 
 func (r arenaRun) logged(m tail.Metric) bool { return m.Num.Text != "" }

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -61,7 +62,9 @@ func init() {
 			}
 			out := checkParity(runs, ParityConfigs, ParityModes, ParityRepeats)
 			for _, rec := range c.Snap.Parity {
-				out = append(out, recordErrors("parity", "F41", rec, c.Metrics[rec.File])...)
+				ms := c.Metrics[rec.File]
+				out = append(out, recordErrors("parity", "F41", rec, ms)...)
+				out = append(out, parityUndeclared(rec, ms, ParityConfigs)...)
 			}
 			return out, nil
 		},
@@ -81,7 +84,7 @@ func checkParity(runs []parityRun, configs []ParityConfig, modes []string, repea
 		byMode[r.Mode] = append(byMode[r.Mode], r)
 	}
 	for _, r := range runs {
-		if !parityKnownMode(modes, r.Mode) {
+		if !slices.Contains(modes, r.Mode) {
 			f(finding.Fail, r.File, 0, "", r.Mode, r.Name, "route_parity run %s: unknown math mode %q (want one of %s)", r.Name, r.Mode, strings.Join(modes, ", "))
 		}
 	}
@@ -156,15 +159,6 @@ func parityConfig(mode string, cfg ParityConfig, rs []parityRun, exitOK bool) []
 	return out
 }
 
-func parityKnownMode(modes []string, m string) bool {
-	for _, x := range modes {
-		if x == m {
-			return true
-		}
-	}
-	return false
-}
-
 func parityNames(rs []parityRun) string {
 	names := make([]string, len(rs))
 	for i, r := range rs {
@@ -209,6 +203,39 @@ func parityRuns(c *Context) ([]parityRun, error) {
 
 // ParityMathEnv selects route_parity's math mode; unset is "default".
 const ParityMathEnv = "STRATA_METAL_MATH"
+
+// parityUndeclared checks what a route_parity log reports beyond the
+// declared configurations: its own summary must count every configuration
+// as passing (a FAIL the spec has no row for is still a FAIL), and a
+// configuration the spec does not declare is reported as unchecked (warn),
+// since no tolerance binds it.
+func parityUndeclared(rec *archive.Record, ms *tail.Metrics, configs []ParityConfig) []finding.Finding {
+	if ms == nil {
+		return nil
+	}
+	var out []finding.Finding
+	add := func(sev finding.Severity, m tail.Metric, format string, args ...any) {
+		out = append(out, finding.Finding{Rule: "parity", ID: "F41", Severity: sev, File: rec.File, Line: m.Line,
+			Quote: tailLine(rec.Text, m.Line), Source: rec.Name, Message: fmt.Sprintf(format, args...)})
+	}
+	pass, ok1 := ms.Get("configs_pass")
+	total, ok2 := ms.Get("configs_total")
+	if ok1 && ok2 && pass.Value() != total.Value() {
+		add(finding.Fail, pass, "route_parity run %s: its summary passes %s of %s configurations", rec.Name, pass.Num.Text, total.Num.Text)
+	}
+	declared := map[string]bool{}
+	for _, c := range configs {
+		declared[c.Key] = true
+	}
+	for _, m := range ms.List {
+		key, ok := strings.CutSuffix(m.Name, ".max_abs_err")
+		if !ok || declared[key] {
+			continue
+		}
+		add(finding.Warn, m, "route_parity run %s reports configuration %s (max err %s), which the spec declares no tolerance for: not checked", rec.Name, key, m.Num.Text)
+	}
+	return out
+}
 
 // recordErrors turns the parse errors of a record beside the results (a
 // route_parity log, the self-test output) into fail findings at the

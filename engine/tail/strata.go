@@ -96,6 +96,8 @@ var (
 // printed precisions) is added on the timing line.
 func ParseStrata(source, text string) *Metrics {
 	r := newReader(source)
+	// A strata log prints about three metrics for every two lines.
+	r.ms.List = make([]Metric, 0, strings.Count(text, "\n")*3/2+8)
 	tf := false
 	r.lines(text, func(n int, line string) {
 		line = strings.TrimSpace(line)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -34,6 +35,19 @@ func TestRunExitCodes(t *testing.T) {
 		}
 		if tt.stderrHas != "" && !strings.Contains(stderr.String(), tt.stderrHas) {
 			t.Errorf("run(%q) stderr = %q; want it to contain %q", tt.args, stderr.String(), tt.stderrHas)
+		}
+	}
+	// -list lists every rule, one a line, with its description.
+	var stdout, stderr bytes.Buffer
+	run(&stdout, &stderr, []string{"-list"})
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	names := rules.Names()
+	if len(lines) != len(names) {
+		t.Fatalf("-list printed %d lines; want %d (one per rule)\n%s", len(lines), len(names), stdout.String())
+	}
+	for i, n := range names {
+		if f := strings.Fields(lines[i]); len(f) < 2 || f[0] != n {
+			t.Errorf("-list line %d = %q; want rule %s and its description", i+1, lines[i], n)
 		}
 	}
 }
@@ -151,5 +165,62 @@ func TestRunBadInput(t *testing.T) {
 			}
 			t.Errorf("run(%s): no fail finding containing %q in %+v", tt.name, tt.want, rep.Findings)
 		})
+	}
+}
+
+// TestRunDamagedTails damages one tail of each kind (a strata speed run, a
+// TF run, a llama.cpp run) of the fixed snapshot, which passes: an empty or
+// truncated tail must fail the audit (exit 1), never pass and never stop it.
+func TestRunDamagedTails(t *testing.T) {
+	const results = "results/phase0_phase2_m5_validation.json"
+	for _, name := range []string{"strata_metal_optimized_k256_q2_0_moce085", "strata_tf_iq3_s_ja", "llama_patched_step2_ngl99_cmoe_ub1024"} {
+		for _, damage := range []struct {
+			name string
+			f    func(string) string
+		}{
+			{"empty", func(string) string { return "" }},
+			{"truncated", func(s string) string { return s[:len(s)/2] }},
+			{"garbage", func(string) string { return "decode: 1e999 tok in inf ms (nan tok/s)\nfill: ?\n" }},
+		} {
+			t.Run(name+"/"+damage.name, func(t *testing.T) {
+				root := snaptest.CopyFixture(t, "m5")
+				p := filepath.Join(root, filepath.FromSlash(results))
+				var doc map[string]json.RawMessage
+				if err := json.Unmarshal([]byte(snaptest.Read(t, p)), &doc); err != nil {
+					t.Fatal(err)
+				}
+				var runs []map[string]any
+				if err := json.Unmarshal(doc["runs"], &runs); err != nil {
+					t.Fatal(err)
+				}
+				found := false
+				for _, r := range runs {
+					if r["name"] == name {
+						r["output_tail"] = damage.f(r["output_tail"].(string))
+						found = true
+					}
+				}
+				if !found {
+					t.Fatalf("no run %s in %s", name, results)
+				}
+				b, err := json.Marshal(runs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				doc["runs"] = b
+				out, err := json.MarshalIndent(doc, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				snaptest.Write(t, p, string(out))
+				var stdout, stderr bytes.Buffer
+				if code := run(&stdout, &stderr, []string{"-root", root, "-format", "json"}); code != 1 {
+					t.Errorf("audit with the %s tail of %s = exit %d; want 1\nstderr: %s", damage.name, name, code, stderr.String())
+				}
+				if !strings.Contains(stdout.String(), name) {
+					t.Errorf("audit with the %s tail of %s: the report does not name the run", damage.name, name)
+				}
+			})
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -291,13 +292,13 @@ func valuesMD(built []builtRun) []byte {
 		fmt.Fprintf(&b, "## %s\n\n| metric | value | source |\n|---|---|---|\n", br.spec.name)
 		for _, p := range br.perf {
 			src := "synthetic"
-			if shared[p.key] || contains(br.spec.audit, p.key) {
+			if shared[p.key] || slices.Contains(br.spec.audit, p.key) {
 				src = "audit"
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", p.key, p.text, src)
 		}
 		src := "synthetic"
-		if contains(br.spec.audit, "min_avail_gib") {
+		if slices.Contains(br.spec.audit, "min_avail_gib") {
 			src = "audit"
 		}
 		fmt.Fprintf(&b, "| `swapout_mib` | 0.0 | audit |\n| `min_avail_gib` | %s | %s |\n| `duration_s` | %s | synthetic (sum of 14: 138.55, audit) |\n\n",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -54,7 +55,7 @@ func readLlama(dir string) ([]*llamaRun, error) {
 			return nil, fmt.Errorf("%s: name %q, want %q", f, r.Name, want)
 		}
 		for k := range r.StepValues {
-			if !contains(llamaStepOrder, k) {
+			if !slices.Contains(llamaStepOrder, k) {
 				return nil, fmt.Errorf("%s: unknown step value %q", f, k)
 			}
 		}
@@ -70,13 +71,4 @@ func readLlama(dir string) ([]*llamaRun, error) {
 		return runs[i].Step < runs[j].Step
 	})
 	return runs, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
