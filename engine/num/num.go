@@ -28,8 +28,7 @@ var separators = strings.NewReplacer(",", "", "\u202f", "", "\u00a0", "", "\u200
 func Parse(text string) (Number, error) {
 	n := Number{Text: text}
 	s := strings.TrimSpace(text)
-	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
-	case "inf", "infinity", "nan":
+	if word := strings.TrimLeft(s, "+-"); strings.EqualFold(word, "inf") || strings.EqualFold(word, "infinity") || strings.EqualFold(word, "nan") {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return n, fmt.Errorf("num: parse %q: %w", text, err)

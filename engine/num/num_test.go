@@ -114,3 +114,15 @@ func FuzzParse(f *testing.F) {
 		_ = Matches(n.Value, n)
 	})
 }
+
+// BenchmarkParse: go test ./engine/num -run '^$' -bench Parse -benchmem
+func BenchmarkParse(b *testing.B) {
+	texts := []string{"3,194.19", "2.16e-07", "90.11", "2441", "nan"}
+	for b.Loop() {
+		for _, s := range texts {
+			if _, err := Parse(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

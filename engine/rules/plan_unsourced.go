@@ -26,6 +26,12 @@ func init() {
 func planUnsourced(pc *PlanCheck) []finding.Finding {
 	var out []finding.Finding
 	const rule = "plan.unsourced"
+	if len(pc.Table.Sections) == 0 {
+		// A table that declares no claim section binds nothing and lets
+		// every number through: that is a gate switched off, not a pass.
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: claims.File,
+			Message: "the claims table declares no claim section (a line `section §N #M`), so no number of PLAN.md is checked"})
+	}
 	inClaim := map[int]bool{}
 	for _, e := range pc.Result.PlanErrors {
 		inClaim[e.Line] = true
