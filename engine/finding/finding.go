@@ -16,6 +16,7 @@ const (
 
 var severityNames = [...]string{Pass: "pass", Warn: "warn", Fail: "fail"}
 
+// String returns "pass", "warn" or "fail".
 func (s Severity) String() string {
 	if s < 0 || int(s) >= len(severityNames) {
 		return fmt.Sprintf("Severity(%d)", int(s))

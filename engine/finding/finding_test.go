@@ -1,0 +1,41 @@
+package finding
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestSeverityText(t *testing.T) {
+	for _, s := range []Severity{Pass, Warn, Fail} {
+		b, err := s.MarshalText()
+		if err != nil {
+			t.Fatalf("MarshalText(%d) = %v", s, err)
+		}
+		var back Severity
+		if err := back.UnmarshalText(b); err != nil || back != s {
+			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", b, back, err, s)
+		}
+	}
+	if _, err := Severity(7).MarshalText(); err == nil {
+		t.Errorf("MarshalText(7) = nil error; want an error")
+	}
+	var s Severity
+	if err := s.UnmarshalText([]byte("error")); err == nil {
+		t.Errorf("UnmarshalText(%q) = nil error; want an error", "error")
+	}
+}
+
+func TestFindingJSON(t *testing.T) {
+	f := Finding{Rule: "plan.unsourced", ID: "F11", Severity: Fail, File: "PLAN.md", Line: 578, Message: "m"}
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"rule":"plan.unsourced","id":"F11","severity":"fail","file":"PLAN.md","line":578,"quote":"","raw":"","source":"","message":"m"}`
+	if string(b) != want {
+		t.Errorf("json.Marshal(finding) = %s; want %s", b, want)
+	}
+	if got, want := f.String(), "PLAN.md:578: fail plan.unsourced F11: m"; got != want {
+		t.Errorf("String() = %q; want %q", got, want)
+	}
+}
