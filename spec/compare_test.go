@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -18,21 +17,7 @@ import (
 // the fixed one passes.
 
 // compareRules are the rules of issue 6.
-var compareRules = []string{"compare.unlike", "compare.rate", "input.archive", "provenance", "code"}
-
-// compareFindings audits root with the named rules (the rules of issue 6
-// if none) and returns the report's findings.
-func compareFindings(t *testing.T, root string, names ...string) []finding.Finding {
-	t.Helper()
-	if len(names) == 0 {
-		names = compareRules
-	}
-	r, err := audit.Audit(root, strings.Join(names, ","))
-	if err != nil {
-		t.Fatalf("audit.Audit(%q, %q): %v", root, names, err)
-	}
-	return r.Findings
-}
+const compareRules = "compare.unlike,compare.rate,input.archive,provenance,code"
 
 // ids returns "ID severity" → count over findings that carry an id.
 func ids(fs []finding.Finding) map[string]int {
@@ -45,18 +30,8 @@ func ids(fs []finding.Finding) map[string]int {
 	return m
 }
 
-func failing(fs []finding.Finding) []finding.Finding {
-	var out []finding.Finding
-	for _, f := range fs {
-		if f.Severity == finding.Fail {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 func TestCompareAudited(t *testing.T) {
-	fs := compareFindings(t, snaptest.Fixture(t, "m5-v3"))
+	fs := auditFindings(t, snaptest.Fixture(t, "m5-v3"), compareRules)
 	got := ids(fs)
 	// The audit's §1d, §2, §3 and §4 findings, as seed-findings.md lists
 	// them for m5-v3.
@@ -117,8 +92,8 @@ func TestCompareAudited(t *testing.T) {
 }
 
 func TestCompareFixed(t *testing.T) {
-	fs := compareFindings(t, snaptest.Fixture(t, "m5"))
-	for _, f := range failing(fs) {
+	fs := auditFindings(t, snaptest.Fixture(t, "m5"), compareRules)
+	for _, f := range failures(fs) {
 		t.Errorf("m5: %v", f)
 	}
 	got := ids(fs)
@@ -137,15 +112,15 @@ func TestInputArchiveChangedByte(t *testing.T) {
 	b := []byte(snaptest.Read(t, p))
 	b[100] ^= 0x20
 	snaptest.Write(t, p, string(b))
-	fs := compareFindings(t, root, "input.archive")
+	fs := auditFindings(t, root, "input.archive")
 	var named []string
-	for _, f := range failing(fs) {
+	for _, f := range failures(fs) {
 		if f.File == rel {
 			named = append(named, f.Message)
 		}
 	}
 	if len(named) == 0 {
-		t.Fatalf("input.archive after a changed byte in %s: no fail finding names it; findings: %v", rel, failing(fs))
+		t.Fatalf("input.archive after a changed byte in %s: no fail finding names it; findings: %v", rel, failures(fs))
 	}
 	if !strings.Contains(strings.Join(named, "\n"), "provenance record says") {
 		t.Errorf("input.archive fail findings on %s = %q; want one comparing the sha256 with the provenance record", rel, named)
@@ -163,9 +138,9 @@ func TestProvenanceMtimeOutOfOrder(t *testing.T) {
 		t.Fatalf("%s has no runner mtime", p)
 	}
 	snaptest.Edit(t, p, m, re.ReplaceAllString(m, `$1"2026-10-15T08:05:00+03:00"`))
-	fs := compareFindings(t, root, "provenance")
+	fs := auditFindings(t, root, "provenance")
 	var msgs []string
-	for _, f := range failing(fs) {
+	for _, f := range failures(fs) {
 		msgs = append(msgs, f.Message)
 	}
 	all := strings.Join(msgs, "\n")
@@ -194,7 +169,7 @@ func TestCompareUnlikeThreadsAlone(t *testing.T) {
 	// The run's argv end is the n-th occurrence of end, counting from the top.
 	n := strings.Count(s[:at], end) + 1
 	snaptest.EditNth(t, p, end, `"--n-gen",`+"\n        \"64\",\n        \"-t\",\n        \"8\"\n      ],", n)
-	fs := compareFindings(t, root, "compare.unlike")
+	fs := auditFindings(t, root, "compare.unlike")
 	var f *finding.Finding
 	for i := range fs {
 		if fs[i].Quote == "9.51 → 13.52 tok/s" {
@@ -238,7 +213,7 @@ func diffFields(msg string) []string {
 func TestInputArchiveWithoutMachineCopy(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5-v3")
 	snaptest.Remove(t, filepath.Join(root, "machine", "tmp", "m5_prompt_1600tok.txt"))
-	fs := compareFindings(t, root, "input.archive")
+	fs := auditFindings(t, root, "input.archive")
 	var echoFails, gone int
 	for _, f := range fs {
 		switch {
@@ -278,7 +253,7 @@ func TestCompareRateOwnCount(t *testing.T) {
 				`        "whole_run_disk0_mb": p4["disk0_mb"],`,
 				`        "whole_run_disk0_mb": p4["disk0_mb"], "`+tt.field+`": `+tt.expr+`,`)
 			var got *finding.Finding
-			fs := compareFindings(t, root, "compare.rate")
+			fs := auditFindings(t, root, "compare.rate")
 			for i := range fs {
 				if strings.Contains(fs[i].Raw+fs[i].Quote, tt.field) {
 					got = &fs[i]

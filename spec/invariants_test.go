@@ -7,7 +7,6 @@ import (
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/arena"
-	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/rules"
@@ -20,36 +19,7 @@ import (
 // self-test. Deterministic claims: an engine run must reproduce them exactly.
 
 // invariantRules are the rules these tests run.
-var invariantRules = []string{"parity", "arena", "scratch", "selftest"}
-
-// invariantsContext loads a snapshot as the audit does: every tail and
-// record parsed once into the context the rules read.
-func invariantsContext(t *testing.T, root string) *rules.Context {
-	t.Helper()
-	c, err := audit.Load(root)
-	if err != nil {
-		t.Fatalf("audit.Load(%q): %v", root, err)
-	}
-	return c
-}
-
-// runInvariants runs the invariant rules named (all of them if none) and
-// returns their findings.
-func runInvariants(t *testing.T, c *rules.Context, names ...string) []finding.Finding {
-	t.Helper()
-	if len(names) == 0 {
-		names = invariantRules
-	}
-	rs, err := rules.Select(strings.Join(names, ","))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := audit.Run(c, rs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep.Findings
-}
+const invariantRules = "parity,arena,scratch,selftest"
 
 // invEdit is one change to a file of a snapshot copy: the n-th occurrence
 // (1-based; 0 means the only one) of old becomes new, or, with old empty, the
@@ -105,7 +75,7 @@ func invDump(fs []finding.Finding) string {
 // figures it gives.
 func TestInvariantsAudited(t *testing.T) {
 	root := snaptest.Fixture(t, "m5-v3")
-	fs := runInvariants(t, invariantsContext(t, root))
+	fs := auditFindings(t, root, invariantRules)
 	// Route parity (§4, F41): tolerance and repeat count are the spec's.
 	parity := []struct {
 		mode, config, maxErr, tol string
@@ -151,7 +121,7 @@ func TestInvariantsAudited(t *testing.T) {
 // mincore, the source asserts the need; the cap check still only logs.
 func TestInvariantsFixed(t *testing.T) {
 	root := snaptest.Fixture(t, "m5")
-	fs := runInvariants(t, invariantsContext(t, root))
+	fs := auditFindings(t, root, invariantRules)
 	for _, w := range []invWant{
 		{"selftest", "F42", finding.Pass, `--self-test verdict is exactly "self-test: PASS", exit 0`},
 		{"selftest", "F28", finding.Pass, "the self-test checks eviction by its effect: condition ok and after <= EVICTED_MAX"},
@@ -244,7 +214,7 @@ func TestInvariantsBroken(t *testing.T) {
 			for _, e := range tt.edits {
 				e.apply(t, root)
 			}
-			fs := runInvariants(t, invariantsContext(t, root), tt.want.rule)
+			fs := auditFindings(t, root, tt.want.rule)
 			if !invFind(fs, tt.want) {
 				t.Errorf("no %s %s %s finding containing %q; findings:%s", tt.want.rule, tt.want.id, tt.want.sev, tt.want.msg, invDump(fs))
 			}
@@ -260,40 +230,42 @@ func TestInvariantConstants(t *testing.T) {
 		{Name: "K=512", Key: "k512", Tol: 1e-06},
 		{Name: "K=256 + MoCE=0.85", Key: "k256_moce085", Tol: 1e-06},
 	}
-	if len(rules.ParityConfigs) != len(parity) {
-		t.Fatalf("rules.ParityConfigs = %v; want %v", rules.ParityConfigs, parity)
+	configs := rules.ParityConfigs()
+	if len(configs) != len(parity) {
+		t.Fatalf("rules.ParityConfigs() = %v; want %v", configs, parity)
 	}
 	for i, p := range parity {
-		if got := rules.ParityConfigs[i]; got != p {
-			t.Errorf("rules.ParityConfigs[%d] = %+v; want %+v", i, got, p)
+		if got := configs[i]; got != p {
+			t.Errorf("rules.ParityConfigs()[%d] = %+v; want %+v", i, got, p)
 		}
 		if p.Tol < 4.00e-07 {
 			t.Errorf("tolerance of %s = %g; below the audited errors (up to 4.00e-07)", p.Name, p.Tol)
 		}
 	}
-	if got, want := strings.Join(rules.ParityModes, ","), "default,fast"; got != want {
-		t.Errorf("rules.ParityModes = %s; want %s", got, want)
+	if got, want := strings.Join(rules.ParityModes(), ","), "default,fast"; got != want {
+		t.Errorf("rules.ParityModes() = %s; want %s", got, want)
 	}
 	if rules.ParityRepeats != 3 {
 		t.Errorf("rules.ParityRepeats = %d; want 3", rules.ParityRepeats)
 	}
+	m5 := scratch.M5()
 	for _, c := range []struct {
 		name      string
 		got, want int64
 	}{
 		{"arena.ExpertSlices", arena.ExpertSlices, 12288},
 		{"arena.PageDarwinARM64", int64(arena.PageDarwinARM64), 16384},
-		{"scratch.M5.C", int64(scratch.M5.C), 1024},
-		{"scratch.M5.D", int64(scratch.M5.D), 2560},
-		{"scratch.M5.TM", int64(scratch.M5.TM), 16},
-		{"scratch.M5.Cells", int64(scratch.M5.Cells), 4224},
+		{"scratch.M5().C", int64(m5.C), 1024},
+		{"scratch.M5().D", int64(m5.D), 2560},
+		{"scratch.M5().TM", int64(m5.TM), 16},
+		{"scratch.M5().Cells", int64(m5.Cells), 4224},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %d; want %d", c.name, c.got, c.want)
 		}
 	}
-	if !scratch.M5.PLE || !scratch.M5.Flash {
-		t.Errorf("scratch.M5 = %+v; want PLE and flash on", scratch.M5)
+	if !m5.PLE || !m5.Flash {
+		t.Errorf("scratch.M5() = %+v; want PLE and flash on", m5)
 	}
 }
 
@@ -319,11 +291,11 @@ func TestInvariantArithmetic(t *testing.T) {
 			t.Errorf("arena.Plan(%g GiB, %g GB) = %d pages, %d slots, %v; want %d, %d", r.fileGiB, r.arenaGB, l.SlotPages, l.Slots, err, r.pages, r.slots)
 		}
 	}
-	cpu, err := scratch.CPUFaulted(scratch.M5)
+	cpu, err := scratch.CPUFaulted(scratch.M5())
 	if err != nil {
 		t.Fatal(err)
 	}
-	need, err := scratch.Need(scratch.M5)
+	need, err := scratch.Need(scratch.M5())
 	if err != nil {
 		t.Fatal(err)
 	}

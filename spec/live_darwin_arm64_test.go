@@ -59,6 +59,9 @@ func liveOptions(root string) live.Options {
 
 func checkDrift(t *testing.T, archived, fresh *tail.Metrics) {
 	t.Helper()
+	if archived == nil || len(archived.List) == 0 {
+		t.Fatal("the archived tail has no parsed metric: nothing to compare the re-run with")
+	}
 	for _, d := range live.Compare(archived, fresh, live.Classify, 0.15) {
 		switch {
 		case d.OK:
@@ -78,10 +81,12 @@ func TestLiveRouteParity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	n := 0
 	for _, rec := range ctx.Snap.Parity {
 		if !sel.MatchString(rec.Name) {
 			continue
 		}
+		n++
 		t.Run(rec.Name, func(t *testing.T) {
 			run := &archive.Run{Name: rec.Name, Cmd: rec.Cmd, Env: rec.Env, ExitCode: rec.Exit}
 			fresh, err := live.Rerun(context.Background(), run, liveOptions(root))
@@ -94,6 +99,9 @@ func TestLiveRouteParity(t *testing.T) {
 			checkDrift(t, ctx.Metrics[rec.File], tail.ParseRouteParity(fresh.Source, fresh.Tail))
 		})
 	}
+	if n == 0 {
+		t.Errorf("STRATA_LIVE_RUNS=%q selects none of the %d route_parity records", sel, len(ctx.Snap.Parity))
+	}
 }
 
 // TestLiveStrataRuns re-runs the archived strata runs (not the carried-over
@@ -104,10 +112,12 @@ func TestLiveStrataRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	n := 0
 	for _, r := range ctx.Snap.Runs {
 		if r.CarriedOver || audit.IsLlamaCpp(r) || !sel.MatchString(r.Name) {
 			continue
 		}
+		n++
 		t.Run(r.Name, func(t *testing.T) {
 			fresh, err := live.Rerun(context.Background(), r, liveOptions(root))
 			if err != nil {
@@ -118,5 +128,8 @@ func TestLiveStrataRuns(t *testing.T) {
 			}
 			checkDrift(t, ctx.Metrics[r.Name], audit.ParseRun(fresh))
 		})
+	}
+	if n == 0 {
+		t.Errorf("STRATA_LIVE_RUNS=%q selects none of the %d archived strata runs", sel, len(ctx.Snap.StrataRuns()))
 	}
 }

@@ -18,22 +18,25 @@ func TestLiveClassification(t *testing.T) {
 		t.Fatal(err)
 	}
 	unknown := map[string]bool{}
-	for _, r := range ctx.Snap.Runs {
-		if audit.IsLlamaCpp(r) {
-			continue // carried over: never re-run
-		}
-		for _, m := range ctx.Metrics[r.Name].List {
+	checked := 0
+	classify := func(key string) {
+		for _, m := range ctx.Metrics[key].List {
+			checked++
 			if !live.Known(m.Name) {
 				unknown[m.Name] = true
 			}
 		}
 	}
-	for _, rec := range ctx.Snap.Parity {
-		for _, m := range ctx.Metrics[rec.File].List {
-			if !live.Known(m.Name) {
-				unknown[m.Name] = true
-			}
+	for _, r := range ctx.Snap.Runs {
+		if !audit.IsLlamaCpp(r) { // llama.cpp runs are carried over: never re-run
+			classify(r.Name)
 		}
+	}
+	for _, rec := range ctx.Snap.Parity {
+		classify(rec.File)
+	}
+	if checked == 0 {
+		t.Fatal("fixtures/m5-v3: no strata or route_parity metric parsed; nothing classified")
 	}
 	var names []string
 	for n := range unknown {

@@ -3,7 +3,6 @@ package spec
 import (
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -20,12 +19,9 @@ func TestPageCacheRule(t *testing.T) {
 		{"m5", map[string]finding.Severity{"F26": finding.Pass, "F27": finding.Pass, "F29": finding.Pass}},
 	}
 	for _, tt := range tests {
-		r, err := audit.Audit(snaptest.Fixture(t, tt.snap), "cache")
-		if err != nil {
-			t.Fatalf("cache on %s: %v", tt.snap, err)
-		}
+		fs := auditFindings(t, snaptest.Fixture(t, tt.snap), "cache")
 		got := map[string]finding.Severity{}
-		for _, f := range r.Findings {
+		for _, f := range fs {
 			if f.Rule != "cache" {
 				t.Errorf("cache on %s: finding of rule %q", tt.snap, f.Rule)
 			}
@@ -33,7 +29,7 @@ func TestPageCacheRule(t *testing.T) {
 		}
 		for id, want := range tt.want {
 			if got[id] != want {
-				t.Errorf("cache on %s: %s = %v; want %v (findings %v)", tt.snap, id, got[id], want, r.Findings)
+				t.Errorf("cache on %s: %s = %v; want %v (findings %v)", tt.snap, id, got[id], want, fs)
 			}
 		}
 		if len(got) != len(tt.want) {

@@ -13,6 +13,7 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 // The plan gate: every number in the claim sections of PLAN.md bound to its
@@ -26,9 +27,11 @@ var planRules = func() []rules.Rule {
 	return rs
 }()
 
-// planSnap loads a fixture snapshot once per test binary.
+// planSnaps holds the fixture snapshots loadSnap has loaded.
 var planSnaps = map[string]*rules.Context{}
 
+// loadSnap loads a fixture snapshot once per test binary; the tests do not
+// run in parallel, and those that change a file do so in a copy (withFiles).
 func loadSnap(t testing.TB, name string) *rules.Context {
 	t.Helper()
 	if c, ok := planSnaps[name]; ok {
@@ -68,28 +71,15 @@ func readFixture(t testing.TB, name, file string) []byte {
 	return b
 }
 
-// gate runs the plan rules and returns their findings.
+// gate runs the plan rules over c, as the audit does, and returns their
+// findings.
 func gate(t testing.TB, c *rules.Context) []finding.Finding {
 	t.Helper()
-	var out []finding.Finding
-	for _, r := range planRules {
-		fs, err := r.Check(c)
-		if err != nil {
-			t.Fatalf("rule %s: %v", r.Name, err)
-		}
-		out = append(out, fs...)
+	rep, err := audit.Run(c, planRules)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
-}
-
-func failures(fs []finding.Finding) []finding.Finding {
-	var out []finding.Finding
-	for _, f := range fs {
-		if f.Severity == finding.Fail {
-			out = append(out, f)
-		}
-	}
-	return out
+	return rep.Findings
 }
 
 // TestPlanClaims checks the claims table of fixtures/m5 row by row: one
@@ -101,6 +91,9 @@ func TestPlanClaims(t *testing.T) {
 	}
 	if len(pc.Table.Rows) < 90 {
 		t.Fatalf("fixtures/m5/PLAN.claims has %d rows; the claim sections quote more than 90 numbers", len(pc.Table.Rows))
+	}
+	if len(pc.Result.Bindings) < len(pc.Table.Rows) {
+		t.Fatalf("fixtures/m5: %d bindings for %d claims rows; want every row bound to a quote", len(pc.Result.Bindings), len(pc.Table.Rows))
 	}
 	for _, b := range pc.Result.Bindings {
 		name := fmt.Sprintf("%s/%s/line%d", b.Place, b.Row.Quote, b.Token.Line)
@@ -116,6 +109,9 @@ func TestPlanClaims(t *testing.T) {
 func TestPlanGate(t *testing.T) {
 	t.Run("m5", func(t *testing.T) {
 		fs := gate(t, loadSnap(t, "m5"))
+		if len(fs) == 0 {
+			t.Fatal("fixtures/m5: the gate reported nothing; want a pass per bound quote")
+		}
 		for _, f := range fs {
 			if f.Severity != finding.Pass {
 				t.Errorf("fixtures/m5: %v", f)
@@ -310,6 +306,9 @@ func TestPlanUnboundAndStale(t *testing.T) {
 				at = l.N
 			}
 		}
+		if at == 0 {
+			t.Fatal("fixtures/m5/PLAN.md no longer quotes 320.58 tok/s")
+		}
 		lines := strings.SplitAfter(string(pt), "\n")
 		added := "- decode after the longest prefill: 13.71 tok/s.\n"
 		lines = append(lines[:at], append([]string{added}, lines[at:]...)...)
@@ -326,6 +325,9 @@ func TestPlanUnboundAndStale(t *testing.T) {
 				tk = x
 			}
 		}
+		if tk.Line == 0 {
+			t.Fatal("fixtures/m5/PLAN.md §7.1 #5 no longer quotes 320.58 tok/s")
+		}
 		fs := failures(gate(t, withFiles(t, base, replaceAt(pt, tk, "fast"), ct)))
 		row := 0
 		for i, l := range strings.Split(string(ct), "\n") {
@@ -338,27 +340,12 @@ func TestPlanUnboundAndStale(t *testing.T) {
 		}
 	})
 	t.Run("cold set wrong", func(t *testing.T) {
-		// the cold set feeds the kld rule's check of the decode pair (F30)
-		kldRule, err := rules.Select("kld")
-		if err != nil {
-			t.Fatal(err)
-		}
-		bad := strings.Replace(string(ct), "set cold = strata_q2_0_moce0_short_43tok strata_iq3_s_short_43tok", "set cold = strata_q2_0_moce0_short_43tok", 1)
+		// the cold set feeds the kld rule's check of the decode pair (F30);
 		// a copy of the whole snapshot: the kld rule also reads the TF files
-		root := filepath.Join(t.TempDir(), "m5")
-		if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "fixtures", "m5"))); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, claims.File), []byte(bad), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		snap := *base.Snap
-		snap.Root = root
-		all, err := kldRule[0].Check(&rules.Context{Snap: &snap, Metrics: base.Metrics})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs := failures(all)
+		root := snaptest.CopyFixture(t, "m5")
+		snaptest.Edit(t, filepath.Join(root, claims.File),
+			"set cold = strata_q2_0_moce0_short_43tok strata_iq3_s_short_43tok", "set cold = strata_q2_0_moce0_short_43tok")
+		fs := failures(auditFindings(t, root, "kld"))
 		if len(fs) != 1 || fs[0].Rule != "kld" || fs[0].File != "PLAN.claims" || !strings.Contains(fs[0].Message, "strata_iq3_s_short_43tok") {
 			t.Errorf("kld with the IQ3_S cold run left out of set cold = %v; want one fail naming it", fs)
 		}
@@ -383,6 +370,9 @@ func TestPlanBadInput(t *testing.T) {
 	base := loadSnap(t, "m5")
 	pt, ct := readFixture(t, "m5", "PLAN.md"), readFixture(t, "m5", "PLAN.claims")
 	passes := len(gate(t, base))
+	if passes == 0 {
+		t.Fatal("fixtures/m5: the gate reported nothing; the cases below compare with its findings")
+	}
 
 	t.Run("CRLF", func(t *testing.T) {
 		crlf := bytes.ReplaceAll(pt, []byte("\n"), []byte("\r\n"))

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/gguf"
-	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/strataspec/strataspec/engine/tf"
 )
 
@@ -26,26 +25,12 @@ func TestTFAndKLD(t *testing.T) {
 		{"m5", map[string]finding.Severity{"F32": finding.Pass, "F33": finding.Pass, "F34": finding.Pass,
 			"F35": finding.Pass, "F36": finding.Warn, "F37": finding.Pass}},
 	}
-	rs, err := rules.Select("tf,kld")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tt := range tests {
-		ctx, err := audit.Load(filepath.Join("..", "fixtures", tt.snap))
-		if err != nil {
-			t.Fatalf("audit.Load(%s): %v", tt.snap, err)
-		}
 		got := map[string]finding.Severity{}
 		seen := map[string]bool{}
-		for _, r := range rs {
-			fs, err := r.Check(ctx)
-			if err != nil {
-				t.Fatalf("%s on %s: %v", r.Name, tt.snap, err)
-			}
-			for _, f := range fs {
-				got[f.ID] = max(got[f.ID], f.Severity)
-				seen[f.ID] = true
-			}
+		for _, f := range auditFindings(t, snaptest.Fixture(t, tt.snap), "tf,kld") {
+			got[f.ID] = max(got[f.ID], f.Severity)
+			seen[f.ID] = true
 		}
 		for id, want := range tt.want {
 			if !seen[id] || got[id] != want {

@@ -72,6 +72,10 @@ func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 	for _, r := range rs {
 		fs, err := r.Check(ctx)
 		if err != nil {
+			if strings.HasPrefix(err.Error(), r.Name+": ") {
+				// The rule named itself: "rule cache: …", not "rule cache: cache: …".
+				return nil, fmt.Errorf("rule %w", err)
+			}
 			return nil, fmt.Errorf("rule %s: %w", r.Name, err)
 		}
 		for i := range fs {

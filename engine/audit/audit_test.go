@@ -1,10 +1,13 @@
 package audit
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/rules"
 )
 
 const perplexityTail = `llama_perf_context_print:        load time =    1234.56 ms
@@ -78,5 +81,22 @@ func TestAuditErrors(t *testing.T) {
 	}
 	if _, err := Audit("../../fixtures/absent", ""); err == nil || !strings.Contains(err.Error(), "absent") {
 		t.Errorf("Audit(absent root) = %v; want an error naming the root", err)
+	}
+}
+
+// TestRunErrorNamesRule: a rule's error is prefixed with the rule's name
+// once, whether or not the rule named itself (found in review: "rule cache:
+// cache: results/mincore_probe.json: …").
+func TestRunErrorNamesRule(t *testing.T) {
+	ctx := &rules.Context{Snap: &archive.Snapshot{Root: t.TempDir()}}
+	for _, tt := range []struct{ msg, want string }{
+		{"x: f.json: $.a: want a number", "rule x: f.json: $.a: want a number"},
+		{"f.json: $.a: want a number", "rule x: f.json: $.a: want a number"},
+		{"xy: f.json", "rule x: xy: f.json"},
+	} {
+		r := rules.Rule{Name: "x", Check: func(*rules.Context) ([]finding.Finding, error) { return nil, errors.New(tt.msg) }}
+		if _, err := Run(ctx, []rules.Rule{r}); err == nil || err.Error() != tt.want {
+			t.Errorf("Run(rule x failing with %q) = %v; want %q", tt.msg, err, tt.want)
+		}
 	}
 }

@@ -183,7 +183,7 @@ func TestParsePerplexityErrors(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"no mean", "====== KL divergence statistics ======\nMaximum KLD:   1.0\n", `no "Mean    KLD:" line`},
+		{"no mean", "====== KL divergence statistics ======\nMaximum KLD:   1.0\n", `ppl.log:1: "KL divergence statistics" block has no "Mean    KLD:" line`},
 		{"garbled", "====== KL divergence statistics ======\nMean    KLD:   0.01 ± 0.001\nMedian  KLD  0.004\n", `ppl.log:3: KL divergence statistics: unreadable line "Median  KLD  0.004"`},
 		{"unknown", "====== KL divergence statistics ======\nMean    KLD:   0.01\nMode    KLD:   0.002\n", `unknown statistic "Mode    KLD"`},
 		{"bad number", "====== KL divergence statistics ======\nMean    KLD:   0.0.1\n", "kld_mean"},

@@ -95,15 +95,16 @@ func statName(label string) (string, bool) {
 func ParsePerplexity(source, text string) *tail.Metrics {
 	ms := &tail.Metrics{Source: source}
 	block := ""
-	sawKLD, sawMean := false, false
+	sawMean := false
+	kldLine := 0 // line of the "KL divergence statistics" header, 0 if none
 	for i, line := range strings.Split(text, "\n") {
 		n := i + 1
 		line = strings.TrimRight(logPrefix.ReplaceAllString(line, ""), "\r")
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "======") {
 			block = strings.Trim(trimmed, "= ")
-			if block == "KL divergence statistics" {
-				sawKLD = true
+			if block == "KL divergence statistics" && kldLine == 0 {
+				kldLine = n
 			}
 			continue
 		}
@@ -146,8 +147,8 @@ func ParsePerplexity(source, text string) *tail.Metrics {
 			}
 		}
 	}
-	if sawKLD && !sawMean {
-		ms.Errors = append(ms.Errors, &tail.Error{File: source, Msg: `"KL divergence statistics" block has no "Mean    KLD:" line`})
+	if kldLine > 0 && !sawMean {
+		ms.Errors = append(ms.Errors, &tail.Error{File: source, Line: kldLine, Msg: `"KL divergence statistics" block has no "Mean    KLD:" line`})
 	}
 	return ms
 }

@@ -86,8 +86,8 @@ func sortedKeys(m map[string]bool) []string {
 // Failed reports whether any finding is a fail.
 func (r *Report) Failed() bool { return r.Summary.Fail > 0 }
 
-// Formats lists the names Write accepts.
-var Formats = []string{"text", "markdown", "json", "github"}
+// Formats returns the names Write accepts.
+func Formats() []string { return []string{"text", "markdown", "json", "github"} }
 
 // Write writes the report in the named format.
 func (r *Report) Write(w io.Writer, format string) error {
@@ -104,7 +104,7 @@ func (r *Report) Write(w io.Writer, format string) error {
 	case "github":
 		return r.writeGitHub(w)
 	}
-	return fmt.Errorf("report: unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
+	return fmt.Errorf("report: unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 }
 
 func place(f finding.Finding) string {

@@ -15,7 +15,9 @@ import (
 	"github.com/strataspec/strataspec/engine/pagecache"
 )
 
-// RunnerFile is the validation runner's source in a snapshot.
+// RunnerFile is the validation runner's source in a snapshot, relative to
+// its root: the cache rule reads its cache_target, the selftest rule its
+// --self-test.
 const RunnerFile = "scripts/run_phase0_phase2_m5_validation.py"
 
 // ProbeFile is where a snapshot keeps its mincore probe record, relative to

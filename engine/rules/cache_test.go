@@ -8,6 +8,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 // cacheRun runs the cache rule on a snapshot root.
@@ -60,7 +61,7 @@ func TestCacheFixtures(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		fs, err := cacheRun(t, fixtureRoot(tt.snap))
+		fs, err := cacheRun(t, snaptest.Fixture(t, tt.snap))
 		if err != nil {
 			t.Fatalf("%s: %v", tt.snap, err)
 		}
@@ -134,7 +135,7 @@ func TestCacheInput(t *testing.T) {
 }
 
 func TestCacheRunnerTarget(t *testing.T) {
-	probe, err := os.ReadFile(filepath.Join(fixtureRoot("m5"), ProbeFile))
+	probe, err := os.ReadFile(filepath.Join(snaptest.Fixture(t, "m5"), ProbeFile))
 	if err != nil {
 		t.Fatal(err)
 	}

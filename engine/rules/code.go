@@ -20,9 +20,9 @@ func init() {
 	})
 }
 
-// StaleStrings are log texts an earlier audit found stale; they must appear
+// staleTexts are log texts an earlier audit found stale; they must appear
 // in no run's tail (and the last two nowhere in the sources).
-var StaleStrings = []struct {
+var staleTexts = []struct {
 	Text       string
 	InSourceOK bool // allowed in a source branch that the runs do not take
 }{
@@ -217,7 +217,7 @@ func isIdent(c byte) bool {
 // staleStrings checks the stale log texts against every tail and source.
 func staleStrings(c *Context, files []*codeFile) []finding.Finding {
 	var out []finding.Finding
-	for _, st := range StaleStrings {
+	for _, st := range staleTexts {
 		var inTails []string
 		for _, r := range c.Snap.Runs {
 			if strings.Contains(r.Tail, st.Text) {

@@ -103,7 +103,7 @@ func checkComparison(c *Context, pc *PlanCheck, cmp comparison) finding.Finding 
 	}
 	if len(diffs) == 0 && len(nothing) == 0 {
 		fd.ID = row.ID
-		fd.Message = fmt.Sprintf("%s compares like with like: %s match on %s", row.Quote, fd.Raw, strings.Join(runconf.Fields, ", "))
+		fd.Message = fmt.Sprintf("%s compares like with like: %s match on %s", row.Quote, fd.Raw, strings.Join(runconf.Fields(), ", "))
 		return fd
 	}
 	problems := append(append([]string(nil), nothing...), diffs...)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 func TestDeriveFixtures(t *testing.T) {
@@ -35,7 +36,7 @@ func TestDeriveFixtures(t *testing.T) {
 		want[7],
 	}...)
 	for _, name := range []string{"m5-v3", "m5"} {
-		fs := check(t, fixtureRoot(t, name), "derive")
+		fs := check(t, snaptest.Fixture(t, name), "derive")
 		if bad := bySeverity(fs, finding.Fail); len(bad) > 0 {
 			t.Errorf("%s: derive fails: %v", name, bad)
 		}

@@ -94,7 +94,7 @@ func memoryPromptRegion(c *Context) []finding.Finding {
 		ms := c.Metrics[r.Name]
 		var v [4]tail.Metric
 		missing := false
-		for i, name := range tail.PromptRegion {
+		for i, name := range tail.PromptRegion() {
 			m, ok := ms.Get(name)
 			if !ok {
 				missing = true
@@ -128,7 +128,7 @@ func memoryPromptRegion(c *Context) []finding.Finding {
 
 // memoryXNU checks that PLAN labels its XNU billing claim a hypothesis.
 func memoryXNU(c *Context) ([]finding.Finding, error) {
-	path := c.Snap.Path("PLAN.md")
+	path := c.Snap.Path(PlanFile)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil // no plan: nothing claimed
 	}
@@ -140,7 +140,7 @@ func memoryXNU(c *Context) ([]finding.Finding, error) {
 	if !ok {
 		return nil, fmt.Errorf("memory: PLAN.md memo holds %T", v)
 	}
-	b, err := scratch.CPUFaulted(scratch.M5)
+	b, err := scratch.CPUFaulted(scratch.M5())
 	if err != nil {
 		return nil, fmt.Errorf("memory: p.R + p.emb of the audited configuration: %w", err)
 	}
@@ -154,12 +154,12 @@ func memoryXNU(c *Context) ([]finding.Finding, error) {
 		place := doc.Place(l.N)
 		quote := strings.TrimSpace(l.Text)
 		if cv, ok := doc.Caveat(XNUBillingCaveat, place); ok {
-			out = append(out, finding.Finding{Rule: "memory", ID: "F25", Severity: finding.Pass, File: "PLAN.md", Line: l.N, Quote: quote,
+			out = append(out, finding.Finding{Rule: "memory", ID: "F25", Severity: finding.Pass, File: PlanFile, Line: l.N, Quote: quote,
 				Source:  fmt.Sprintf("PLAN.md:%d caveat (%s)", cv.Line, XNUBillingCaveat),
 				Message: fmt.Sprintf("%s: the XNU billing mechanism is labelled a hypothesis (caveat at line %d)", placeOr(place), cv.Line)})
 			continue
 		}
-		out = append(out, finding.Finding{Rule: "memory", ID: "F25", Severity: finding.Warn, File: "PLAN.md", Line: l.N, Quote: quote,
+		out = append(out, finding.Finding{Rule: "memory", ID: "F25", Severity: finding.Warn, File: PlanFile, Line: l.N, Quote: quote,
 			Raw: fmt.Sprintf("p.R + p.emb = %s GB; resident_size drop %s", faulted, rss), Source: "scratch.CPUFaulted, prompt_region(false) lines",
 			Message: fmt.Sprintf("%s: %q is a hypothesis, not a measurement (p.R + p.emb = %s GB, but resident_size also drops only %s: the scratch was never resident by either metric); label it with a `> **Caveat** (%s): …` line in this section, or measure it with vmmap/footprint",
 				placeOr(place), xnuClaimText(l.Text), faulted, rss, XNUBillingCaveat)})
@@ -169,7 +169,7 @@ func memoryXNU(c *Context) ([]finding.Finding, error) {
 
 func placeOr(p string) string {
 	if p == "" {
-		return "PLAN.md"
+		return PlanFile
 	}
 	return p
 }
@@ -229,8 +229,8 @@ func residentDrop(c *Context) string {
 		if !ok || pt.Value() < 1024 {
 			continue
 		}
-		b, ok1 := ms.Get(tail.PromptRegion[2])
-		a, ok2 := ms.Get(tail.PromptRegion[3])
+		b, ok1 := ms.Get(tail.ResidentSizeBeforeGB)
+		a, ok2 := ms.Get(tail.ResidentSizeAfterGB)
 		if ok1 && ok2 {
 			d := max(a.Num.Decimals, b.Num.Decimals)
 			return fmt.Sprintf("%s GB (%s → %s)", num.Format(math.Abs(b.Value()-a.Value()), d), b.Num.Text, a.Num.Text)

@@ -10,7 +10,7 @@ import (
 )
 
 func TestMemoryFixtures(t *testing.T) {
-	fs := check(t, fixtureRoot(t, "m5-v3"), "memory")
+	fs := check(t, snaptest.Fixture(t, "m5-v3"), "memory")
 	if bad := bySeverity(fs, finding.Fail); len(bad) > 0 {
 		t.Errorf("memory fails on m5-v3: %v", bad)
 	}
@@ -63,7 +63,7 @@ func TestMemoryDetectsChanges(t *testing.T) {
 // TestMemoryXNUCaveat: a caveat in the claim's section turns the F25 warning
 // into a pass; one in another section does not.
 func TestMemoryXNUCaveat(t *testing.T) {
-	plan := snaptest.Read(t, filepath.Join(fixtureRoot(t, "m5-v3"), "PLAN.md"))
+	plan := snaptest.Read(t, filepath.Join(snaptest.Fixture(t, "m5-v3"), "PLAN.md"))
 	lines := strings.Split(plan, "\n")
 	claim := -1
 	for i, l := range lines {

@@ -22,18 +22,20 @@ type ParityConfig struct {
 	Tol  float64 // largest max error allowed
 }
 
-// ParityConfigs are the configurations route_parity must report, with the
-// spec's tolerances: float32 kernels over d = 2,560 against a float32
+// ParityConfigs returns the configurations route_parity must report, with
+// the spec's tolerances: float32 kernels over d = 2,560 against a float32
 // reference, where the audited runs show 2.15e-07–4.00e-07. A tolerance of
 // 1e-06 leaves room for reordered reductions and none for a wrong route.
-var ParityConfigs = []ParityConfig{
-	{Name: "K=512", Key: "k512", Tol: 1e-06},
-	{Name: "K=256 + MoCE=0.85", Key: "k256_moce085", Tol: 1e-06},
+func ParityConfigs() []ParityConfig {
+	return []ParityConfig{
+		{Name: "K=512", Key: "k512", Tol: 1e-06},
+		{Name: "K=256 + MoCE=0.85", Key: "k256_moce085", Tol: 1e-06},
+	}
 }
 
-// ParityModes are the math modes route_parity must be run in: the default
-// and STRATA_METAL_MATH=fast.
-var ParityModes = []string{"default", "fast"}
+// ParityModes returns the math modes route_parity must be run in: the
+// default and STRATA_METAL_MATH=fast.
+func ParityModes() []string { return []string{"default", "fast"} }
 
 // ParityRepeats is how many times each math mode is run.
 const ParityRepeats = 3
@@ -60,11 +62,12 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			out := checkParity(runs, ParityConfigs, ParityModes, ParityRepeats)
+			configs := ParityConfigs()
+			out := checkParity(runs, configs, ParityModes(), ParityRepeats)
 			for _, rec := range c.Snap.Parity {
 				ms := c.Metrics[rec.File]
 				out = append(out, recordErrors("parity", "F41", rec, ms)...)
-				out = append(out, parityUndeclared(rec, ms, ParityConfigs)...)
+				out = append(out, parityUndeclared(rec, ms, configs)...)
 			}
 			return out, nil
 		},
@@ -188,7 +191,7 @@ func parityRuns(c *Context) ([]parityRun, error) {
 		}
 		r := parityRun{Name: rec.Name, File: rec.File, Mode: mode, Exit: rec.Exit,
 			Err: map[string]tail.Metric{}, Verdict: map[string]tail.Metric{}}
-		for _, cfg := range ParityConfigs {
+		for _, cfg := range ParityConfigs() {
 			if m, ok := ms.Get(cfg.Key + ".max_abs_err"); ok {
 				r.Err[cfg.Key] = m
 			}

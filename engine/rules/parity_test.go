@@ -92,7 +92,7 @@ func TestCheckParity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := checkParity(tt.edit(parityAudited()), ParityConfigs, ParityModes, ParityRepeats)
+			fs := checkParity(tt.edit(parityAudited()), ParityConfigs(), ParityModes(), ParityRepeats)
 			var fails []string
 			for _, f := range fs {
 				if f.Rule != "parity" || f.ID != "F41" {
@@ -116,7 +116,7 @@ func TestCheckParity(t *testing.T) {
 
 // TestCheckParityPass checks the pass findings show the four audited figures.
 func TestCheckParityPass(t *testing.T) {
-	fs := checkParity(parityAudited(), ParityConfigs, ParityModes, ParityRepeats)
+	fs := checkParity(parityAudited(), ParityConfigs(), ParityModes(), ParityRepeats)
 	want := []string{
 		"route_parity default math, K=512: max err 2.16e-07 ≤ 1e-06, identical in 3 repeats, all exit 0",
 		"route_parity default math, K=256 + MoCE=0.85: max err 3.06e-07 ≤ 1e-06, identical in 3 repeats, all exit 0",

@@ -47,7 +47,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			out := checkScratch(runs, scratch.M5)
+			out := checkScratch(runs, scratch.M5())
 			src, err := scratchReadSource(c.Snap.Root)
 			if err != nil {
 				return nil, err
@@ -61,7 +61,7 @@ func init() {
 // print the need of cfg at their precision (F20), and reports that with an
 // explicit arena the cap check only logs (F24).
 //
-// The need is scratch.Need(cfg). At scratch.M5 it is the audit's figure for
+// The need is scratch.Need(cfg). At scratch.M5() it is the audit's figure for
 // its mirror of prompt_gemm_need_bytes(), 1.3586 GB, which the model
 // reproduces by construction (see package scratch): this check binds the
 // logged values to the audit's figure, not to an independent derivation.
@@ -188,6 +188,9 @@ func readSourceLines(root, rel string) ([]string, error) {
 	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s: %w", rel, pe.Err) // the snapshot-relative name
 	}
 	if err != nil {
 		return nil, err

@@ -33,37 +33,39 @@ func TestCheckScratch(t *testing.T) {
 		edit func([]scratchRun)
 		cfg  scratch.Config
 		want []string // messages of the non-pass findings, in order
+		n    int      // number of non-pass findings, when more than want lists
 	}{
-		{name: "as audited", edit: func([]scratchRun) {}, cfg: scratch.M5,
+		{name: "as audited", edit: func([]scratchRun) {}, cfg: scratch.M5(),
 			want: []string{"cap check only logs: STRATA_METAL_ARENA_GB is set in 14 of 14 strata runs"}},
-		{name: "init line changed in one run", edit: func(rs []scratchRun) { rs[7].Init.Num = num.MustParse("1.37") }, cfg: scratch.M5,
+		{name: "init line changed in one run", edit: func(rs []scratchRun) { rs[7].Init.Num = num.MustParse("1.37") }, cfg: scratch.M5(),
 			want: []string{"run run07: prompt_gemm_init line scratch 1.37 GB ≠ need 1.3586 GB (C = 1,024, 4,224 cells, PLE on, flash on)", "cap check only logs"}},
-		{name: "plan line printed finer and off", edit: func(rs []scratchRun) { rs[0].Plan.Num = num.MustParse("1.3587") }, cfg: scratch.M5,
+		{name: "plan line printed finer and off", edit: func(rs []scratchRun) { rs[0].Plan.Num = num.MustParse("1.3587") }, cfg: scratch.M5(),
 			want: []string{"run run00: plan line scratch 1.3587 GB ≠ need 1.3586 GB", "cap check only logs"}},
-		{name: "plan line printed finer and right", edit: func(rs []scratchRun) { rs[0].Plan.Num = num.MustParse("1.3586") }, cfg: scratch.M5,
+		{name: "plan line printed finer and right", edit: func(rs []scratchRun) { rs[0].Plan.Num = num.MustParse("1.3586") }, cfg: scratch.M5(),
 			want: []string{"cap check only logs"}},
-		{name: "plan line missing", edit: func(rs []scratchRun) { rs[3].Plan = tail.Metric{} }, cfg: scratch.M5,
+		{name: "plan line missing", edit: func(rs []scratchRun) { rs[3].Plan = tail.Metric{} }, cfg: scratch.M5(),
 			want: []string{"run run03: no scratch size on the plan line", "cap check only logs"}},
 		{name: "auto arena everywhere", edit: func(rs []scratchRun) {
 			for i := range rs {
 				rs[i].ExplicitArena = false
 			}
-		}, cfg: scratch.M5},
+		}, cfg: scratch.M5()},
 		{name: "peak and cap logged", edit: func(rs []scratchRun) {
 			rs[0].Peak, rs[0].Cap = tail.Metric{Num: num.MustParse("6.5")}, tail.Metric{Num: num.MustParse("18.8")}
-		}, cfg: scratch.M5, want: []string{"(largest peak prefill 6.5 < cap 18.8 GB, in run run00, but not enforced)"}},
+		}, cfg: scratch.M5(), want: []string{"(largest peak prefill 6.5 < cap 18.8 GB, in run run00, but not enforced)"}},
 		{name: "peak above cap", edit: func(rs []scratchRun) {
 			for i := range rs {
 				rs[i].Peak, rs[i].Cap = tail.Metric{Num: num.MustParse("6.50")}, tail.Metric{Num: num.MustParse("18.80")}
 			}
 			rs[9].Peak = tail.Metric{Num: num.MustParse("19.10")}
-		}, cfg: scratch.M5, want: []string{"run run09's peak prefill 19.10 GB is not below the cap 18.80 GB, and nothing stops it"}},
+		}, cfg: scratch.M5(), want: []string{"run run09's peak prefill 19.10 GB is not below the cap 18.80 GB, and nothing stops it"}},
 		// A TM other than the one the logs were sized with does not change
 		// the need at C = 1,024 (a whole number of tiles); a chunk of 1,000 (a
 		// model figure, not the engine's)
 		// does.
-		{name: "need of another chunk", edit: func([]scratchRun) {}, cfg: func() scratch.Config { c := scratch.M5; c.C = 1000; return c }(),
-			want: []string{"run run00: plan line scratch 1.36 GB ≠ need 1.3370 GB (C = 1,000,"}},
+		{name: "need of another chunk", edit: func([]scratchRun) {}, cfg: func() scratch.Config { c := scratch.M5(); c.C = 1000; return c }(),
+			want: []string{"run run00: plan line scratch 1.36 GB ≠ need 1.3370 GB (C = 1,000,"},
+			n:    2*14 + 1}, // both lines of every run, and the cap warning
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,8 +78,9 @@ func TestCheckScratch(t *testing.T) {
 					bad = append(bad, f.Message)
 				}
 			}
-			if len(bad) < len(tt.want) || (len(tt.want) == 0 && len(bad) > 0) {
-				t.Fatalf("checkScratch: non-pass findings %q; want %q", bad, tt.want)
+			n := max(tt.n, len(tt.want))
+			if len(bad) != n {
+				t.Fatalf("checkScratch: %d non-pass findings %q; want %d starting %q", len(bad), bad, n, tt.want)
 			}
 			for i, w := range tt.want {
 				if !strings.Contains(bad[i], w) {
@@ -89,7 +92,7 @@ func TestCheckScratch(t *testing.T) {
 }
 
 func TestCheckScratchPass(t *testing.T) {
-	fs := checkScratch(scratchAudited(), scratch.M5)
+	fs := checkScratch(scratchAudited(), scratch.M5())
 	if len(fs) != 2 {
 		t.Fatalf("checkScratch(audited) = %v; want a pass and a warn", fs)
 	}
@@ -188,7 +191,7 @@ func TestScratchReadSource(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root2, filepath.FromSlash(ScratchSource)), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := scratchReadSource(root2); err == nil {
-		t.Errorf("scratchReadSource(directory) = nil error; want one")
+	if _, err := scratchReadSource(root2); err == nil || !strings.HasPrefix(err.Error(), "scratch: "+ScratchSource+": ") {
+		t.Errorf("scratchReadSource(directory) = %v; want an error naming %s", err, ScratchSource)
 	}
 }

@@ -9,10 +9,6 @@ import (
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
-// SelftestRunner is the runner script, relative to the snapshot root, whose
-// --self-test the selftest rule checks.
-const SelftestRunner = "scripts/run_phase0_phase2_m5_validation.py"
-
 // SelftestPassLine is the runner's PASS line when its source does not show
 // one.
 const SelftestPassLine = "self-test: PASS"
@@ -62,7 +58,7 @@ func init() {
 func checkSelftest(r selftestRun, pass string) []finding.Finding {
 	f := func(sev finding.Severity, line int, quote, format string, args ...any) finding.Finding {
 		return finding.Finding{Rule: "selftest", ID: "F42", Severity: sev, File: r.File, Line: line,
-			Quote: quote, Raw: pass, Source: SelftestRunner + " --self-test", Message: fmt.Sprintf(format, args...)}
+			Quote: quote, Raw: pass, Source: RunnerFile + " --self-test", Message: fmt.Sprintf(format, args...)}
 	}
 	if r.File == "" {
 		return []finding.Finding{f(finding.Fail, 0, "", "no --self-test output in the snapshot")}
@@ -311,11 +307,11 @@ func selftestLogical(lines []string, i, end int) (string, int) {
 }
 
 func selftestReadSource(root string) (selftestSource, error) {
-	lines, err := readSourceLines(root, SelftestRunner)
+	lines, err := readSourceLines(root, RunnerFile)
 	if err != nil {
-		return selftestSource{File: SelftestRunner}, fmt.Errorf("selftest: %w", err)
+		return selftestSource{File: RunnerFile}, fmt.Errorf("selftest: %w", err)
 	}
-	return selftestSource{File: SelftestRunner, Lines: lines}, nil
+	return selftestSource{File: RunnerFile, Lines: lines}, nil
 }
 
 // selftestOutput reads the runner's self-test output: the snapshot's

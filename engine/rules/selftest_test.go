@@ -118,7 +118,7 @@ func TestSelftestPass(t *testing.T) {
 		{"", SelftestPassLine},
 	}
 	for _, tt := range tests {
-		src := selftestSource{File: SelftestRunner, Lines: strings.Split(tt.src, "\n")}
+		src := selftestSource{File: RunnerFile, Lines: strings.Split(tt.src, "\n")}
 		if got := selftestPass(src); got != tt.want {
 			t.Errorf("selftestPass(%q) = %q; want %q", tt.src, got, tt.want)
 		}
@@ -147,7 +147,7 @@ func TestCheckSelftestEviction(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := checkSelftestEviction(selftestSource{File: SelftestRunner, Lines: strings.Split(tt.src, "\n")})
+			fs := checkSelftestEviction(selftestSource{File: RunnerFile, Lines: strings.Split(tt.src, "\n")})
 			if len(fs) != 1 {
 				t.Fatalf("checkSelftestEviction = %v; want 1 finding", fs)
 			}
@@ -157,7 +157,7 @@ func TestCheckSelftestEviction(t *testing.T) {
 			}
 		})
 	}
-	if fs := checkSelftestEviction(selftestSource{File: SelftestRunner}); len(fs) != 1 || fs[0].Severity != finding.Warn {
+	if fs := checkSelftestEviction(selftestSource{File: RunnerFile}); len(fs) != 1 || fs[0].Severity != finding.Warn {
 		t.Errorf("checkSelftestEviction(absent) = %v; want one warn", fs)
 	}
 }

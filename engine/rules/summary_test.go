@@ -8,15 +8,8 @@ import (
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
-
-// fixtureRoot returns a committed fixture snapshot.
-func fixtureRoot(t *testing.T, name string) string {
-	t.Helper()
-	return snaptest.Fixture(t, name)
-}
 
 // copySnapshot copies a fixture into t.TempDir() and applies edits to it:
 // each edit replaces old with new exactly once in a file (snaptest.Edit).
@@ -34,20 +27,13 @@ type edit struct{ file, old, new string }
 // results edits the results JSON.
 func results(old, new string) edit { return edit{archive.ResultsFile, old, new} }
 
-// check runs one rule over a snapshot loaded through the audit pipeline.
+// check audits a snapshot with one rule (and the rules below its name) and
+// returns the findings.
 func check(t *testing.T, root, rule string) []finding.Finding {
 	t.Helper()
-	ctx, err := audit.Load(root)
+	rep, err := audit.Audit(root, rule)
 	if err != nil {
-		t.Fatalf("audit.Load: %v", err)
-	}
-	rs, err := rules.Select(rule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := audit.Run(ctx, rs)
-	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("audit.Audit(%q, %q): %v", root, rule, err)
 	}
 	return rep.Findings
 }
@@ -85,7 +71,7 @@ func hasFinding(fs []finding.Finding, sev finding.Severity, id string, want ...s
 
 func TestSummaryFixtures(t *testing.T) {
 	for _, name := range []string{"m5-v3", "m5"} {
-		fs := check(t, fixtureRoot(t, name), "summary")
+		fs := check(t, snaptest.Fixture(t, name), "summary")
 		if bad := bySeverity(fs, finding.Fail); len(bad) > 0 {
 			t.Errorf("%s: summary fails: %v", name, bad)
 		}

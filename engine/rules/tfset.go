@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -90,7 +91,11 @@ func readTF(c *Context, pc *PlanCheck, pcErr error) (*tfSet, error) {
 		}
 		e, ok := byPath[rel]
 		if !ok {
-			f, err := tf.Read(c.Snap.Path(rel))
+			data, err := os.ReadFile(c.Snap.Path(rel))
+			if err != nil {
+				return nil, fmt.Errorf("run %s: %w", r.Name, err)
+			}
+			f, err := tf.Parse(rel, data) // errors name the file as the snapshot does
 			if err != nil {
 				return nil, fmt.Errorf("run %s: %w", r.Name, err)
 			}

@@ -56,10 +56,12 @@ type Config struct {
 	Files []string
 }
 
-// Field names, in the order Diff reports them.
-var Fields = []string{"binary", "mode", "threads", "prompt", "batch", "ubatch", "n_predict", "flags", "prompt_tokens", "decoded_tokens"}
+// Fields returns the field names, in the order Diff reports them.
+func Fields() []string {
+	return []string{"binary", "mode", "threads", "prompt", "batch", "ubatch", "n_predict", "flags", "prompt_tokens", "decoded_tokens"}
+}
 
-// Get returns the value of a field by its name in Fields.
+// Get returns the value of a field by its name in Fields().
 func (c Config) Get(field string) string {
 	switch field {
 	case "binary":
@@ -95,10 +97,10 @@ type Difference struct {
 // String formats d as "field: a vs b".
 func (d Difference) String() string { return fmt.Sprintf("%s: %s vs %s", d.Field, d.A, d.B) }
 
-// Diff returns the fields on which a and b differ, in Fields order.
+// Diff returns the fields on which a and b differ, in the order of Fields().
 func Diff(a, b Config) []Difference {
 	var out []Difference
-	for _, f := range Fields {
+	for _, f := range Fields() {
 		if x, y := a.Get(f), b.Get(f); x != y {
 			out = append(out, Difference{f, x, y})
 		}

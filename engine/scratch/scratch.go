@@ -18,7 +18,7 @@
 //
 // It does not give the other terms. This package models them as one term,
 // "rows": the GEMM's row count rounded up to whole tiles of TM rows, times a
-// per-row byte count (Config.RowBytes). RowBytes in M5 is fitted so that the
+// per-row byte count (Config.RowBytes). RowBytes in M5() is fitted so that the
 // total is 1.3586 GB at the audit's one configuration; it is a model fitted to
 // one figure, not a measurement. The model's need for any other configuration
 // is not a claim about the engine, and the model has no term for KV cells, PLE
@@ -57,10 +57,12 @@ const FloatBytes = 4
 // TMDefault is the engine's default row tile, p.TM.
 const TMDefault = 16
 
-// M5 is the configuration of the audited runs: C = 1,024, d = 2,560,
+// M5 returns the configuration of the audited runs: C = 1,024, d = 2,560,
 // TM = 16, 4,224 KV cells, PLE on, flash. RowBytes is fitted so that
-// Need(M5) = 1,358,600,192 B, which prints as the audit's 1.3586 GB.
-var M5 = Config{C: 1024, D: 2560, TM: TMDefault, RowBytes: 1275558, Cells: 4224, PLE: true, Flash: true}
+// Need(M5()) = 1,358,600,192 B, which prints as the audit's 1.3586 GB.
+func M5() Config {
+	return Config{C: 1024, D: 2560, TM: TMDefault, RowBytes: 1275558, Cells: 4224, PLE: true, Flash: true}
+}
 
 // Buffer is one scratch allocation.
 type Buffer struct {

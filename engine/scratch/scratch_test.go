@@ -14,14 +14,14 @@ import (
 // 0.052 GB; the need for C = 1,024, 4,224 cells, PLE on, flash is 1.3586 GB,
 // logged as 1.36.
 func TestAuditFigures(t *testing.T) {
-	cpu, err := CPUFaulted(M5)
+	cpu, err := CPUFaulted(M5())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := arena.Bytes(1024 * (4*2560 + 2560) * 4); cpu != want {
-		t.Errorf("CPUFaulted(M5) = %v; want %v", cpu, want)
+		t.Errorf("CPUFaulted(M5()) = %v; want %v", cpu, want)
 	}
-	need, err := Need(M5)
+	need, err := Need(M5())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func grid() []Config {
 	for _, c := range []int{1, 15, 16, 17, 100, 1000, 1024, 2048, 4097} {
 		for _, d := range []int{1, 2560, 4096} {
 			for _, tm := range []int{1, 8, 16, 24, 32, 64} {
-				for _, rb := range []arena.Bytes{0, 1, M5.RowBytes} {
+				for _, rb := range []arena.Bytes{0, 1, M5().RowBytes} {
 					out = append(out, Config{C: c, D: d, TM: tm, RowBytes: rb, Cells: 4224, PLE: true, Flash: true})
 				}
 			}
@@ -103,13 +103,13 @@ func TestPlanEqualsSize(t *testing.T) {
 	if len(d) == 0 {
 		t.Fatalf("the hard-coded-16 mirror agrees on the whole grid; the grid does not exercise TM")
 	}
-	if got := disagreements(legacyNeed, sizeOf, []Config{M5}); len(got) != 0 {
+	if got := disagreements(legacyNeed, sizeOf, []Config{M5()}); len(got) != 0 {
 		t.Errorf("the hard-coded-16 mirror disagrees at the audited configuration: %v", got)
 	}
 }
 
 func TestBuffers(t *testing.T) {
-	bufs, err := Buffers(M5)
+	bufs, err := Buffers(M5())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,14 +120,14 @@ func TestBuffers(t *testing.T) {
 	}{
 		{"R", 1024 * 4 * 2560 * 4, "audit §2"},
 		{"emb", 1024 * 2560 * 4, "audit §2"},
-		{"rows", 1024 * M5.RowBytes, "model"},
+		{"rows", 1024 * M5().RowBytes, "model"},
 	}
 	if len(bufs) != len(want) {
-		t.Fatalf("Buffers(M5) = %d buffers; want %d", len(bufs), len(want))
+		t.Fatalf("Buffers(M5()) = %d buffers; want %d", len(bufs), len(want))
 	}
 	for i, w := range want {
 		if b := bufs[i]; b.Name != w.name || b.Bytes != w.bytes || b.Source != w.source {
-			t.Errorf("Buffers(M5)[%d] = %s %v (%s); want %s %v (%s)", i, b.Name, b.Bytes, b.Source, w.name, w.bytes, w.source)
+			t.Errorf("Buffers(M5())[%d] = %s %v (%s); want %s %v (%s)", i, b.Name, b.Bytes, b.Source, w.name, w.bytes, w.source)
 		}
 	}
 }

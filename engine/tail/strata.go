@@ -21,10 +21,20 @@ const (
 	SwapoutMiB       = "swapout_mib"
 	MinAvailGiB      = "min_avail_gib"
 	Disk0MB          = "disk0_mb"
+
+	// The prompt_region(false) line: footprint and resident size before and
+	// after the prompt region is released.
+	PhysFootprintBeforeGB = "phys_footprint_before_gb"
+	PhysFootprintAfterGB  = "phys_footprint_after_gb"
+	ResidentSizeBeforeGB  = "resident_size_before_gb"
+	ResidentSizeAfterGB   = "resident_size_after_gb"
 )
 
-// PromptRegion names the four prompt_region(false) metrics, in log order.
-var PromptRegion = []string{"phys_footprint_before_gb", "phys_footprint_after_gb", "resident_size_before_gb", "resident_size_after_gb"}
+// PromptRegion returns the names of the four prompt_region(false) metrics,
+// in log order.
+func PromptRegion() [4]string {
+	return [4]string{PhysFootprintBeforeGB, PhysFootprintAfterGB, ResidentSizeBeforeGB, ResidentSizeAfterGB}
+}
 
 func notDigitAfter(prefix string) func(string) bool {
 	return func(line string) bool {
@@ -61,7 +71,7 @@ var strataRules = []lineRule{
 	{key: "prefill:", prefix: "prefill:", re: pattern(`prefill: %n tok in %n ms \(%n tok/s\)`),
 		fields: []field{{"prefill_tokens", "tok"}, {"prefill_ms", "ms"}, {"prefill_tok_s", "tok/s"}}},
 	{key: "prompt_region(false):", prefix: "prompt_region(false):", re: pattern(`prompt_region\(false\): phys_footprint %n GB -> %n GB, resident_size %n GB -> %n GB`),
-		fields: []field{{PromptRegion[0], "GB"}, {PromptRegion[1], "GB"}, {PromptRegion[2], "GB"}, {PromptRegion[3], "GB"}}},
+		fields: []field{{PhysFootprintBeforeGB, "GB"}, {PhysFootprintAfterGB, "GB"}, {ResidentSizeBeforeGB, "GB"}, {ResidentSizeAfterGB, "GB"}}},
 	{key: "decode:", prefix: "decode:", re: pattern(`decode: %n tok in %n ms \(%n tok/s\)`),
 		fields: []field{{"decode_tokens", "tok"}, {"decode_ms", "ms"}, {DecodeTokS, "tok/s"}},
 		skip:   notDigitAfter("decode:")},

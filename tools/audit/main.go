@@ -34,7 +34,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	root := fs.String("root", DefaultRoot, "snapshot `dir`ectory (a strata checkout or a fixture)")
-	format := fs.String("format", "text", "output `format`: "+strings.Join(report.Formats, ", "))
+	format := fs.String("format", "text", "output `format`: "+strings.Join(report.Formats(), ", "))
 	ruleList := fs.String("rules", "", "comma-separated rule `ids` (a prefix selects its sub-rules: plan = plan.*); empty for all")
 	list := fs.Bool("list", false, "list the rules and exit")
 	fs.Usage = func() {
@@ -59,7 +59,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 		return 0
 	}
 	if !validFormat(*format) {
-		fmt.Fprintf(stderr, "audit: unknown -format %q (want one of %s)\n", *format, strings.Join(report.Formats, ", "))
+		fmt.Fprintf(stderr, "audit: unknown -format %q (want one of %s)\n", *format, strings.Join(report.Formats(), ", "))
 		return 2
 	}
 	rep, err := audit.Audit(*root, *ruleList)
@@ -78,7 +78,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 }
 
 func validFormat(f string) bool {
-	for _, g := range report.Formats {
+	for _, g := range report.Formats() {
 		if f == g {
 			return true
 		}

@@ -58,7 +58,7 @@ func copyForeign(t *testing.T, src, dst string) map[string][]byte {
 func TestRegenerate(t *testing.T) {
 	src := filepath.Join("..", "..", "fixtures")
 	if _, err := os.Stat(filepath.Join(src, "m5-v3", "results", "phase0_phase2_m5_validation.json")); err != nil {
-		t.Skip("committed fixtures absent")
+		t.Fatalf("committed fixtures absent (a broken checkout): %v", err)
 	}
 	dst := t.TempDir()
 	want := copyForeign(t, src, dst)
@@ -123,9 +123,10 @@ func TestPlaceholders(t *testing.T) {
 
 func TestRunUsage(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, []string{"extra"}); code != 2 {
-		t.Errorf("run(extra) = %d; want 2", code)
+	if code := run(&stdout, &stderr, []string{"extra"}); code != 2 || !strings.Contains(stderr.String(), `unexpected arguments ["extra"]`) {
+		t.Errorf("run(extra) = %d, %q; want 2 naming the argument", code, stderr.String())
 	}
+	stderr.Reset()
 	if code := run(&stdout, &stderr, []string{"-llama", t.TempDir()}); code != 1 || !strings.Contains(stderr.String(), "want the 8 llama runs") {
 		t.Errorf("run(empty llama dir) = %d, %q; want 1 naming the llama runs", code, stderr.String())
 	}

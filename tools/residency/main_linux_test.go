@@ -57,7 +57,7 @@ func TestEvictTmpfs(t *testing.T) {
 	}
 	dir, err := os.MkdirTemp("/dev/shm", "residency-test-")
 	if err != nil {
-		t.Skip(err)
+		t.Fatalf("/dev/shm is a tmpfs but not writable: %v", err)
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "f")
