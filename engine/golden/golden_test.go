@@ -1,8 +1,11 @@
 package golden
 
 import (
+	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -86,5 +89,76 @@ func TestDiff(t *testing.T) {
 	}
 	if d := Diff([]byte("a\r\n"), []byte("a\n")); d == "" {
 		t.Errorf("Diff(CRLF, LF) = empty; want a difference")
+	}
+}
+
+// fatalRecorder records Fatal instead of stopping the test, so a test can
+// check what Assert refused to do.
+type fatalRecorder struct {
+	testing.TB
+	fatal string
+}
+
+func (r *fatalRecorder) Helper() {}
+func (r *fatalRecorder) Fatal(args ...any) {
+	r.fatal = fmt.Sprint(args...)
+	runtime.Goexit()
+}
+func (r *fatalRecorder) Fatalf(format string, args ...any) { r.Fatal(fmt.Sprintf(format, args...)) }
+func (r *fatalRecorder) Logf(string, ...any)               {}
+func (r *fatalRecorder) Errorf(format string, args ...any) { r.fatal = fmt.Sprintf(format, args...) }
+
+// runAssert calls Assert on a recorder in its own goroutine (Fatal ends it).
+func runAssert(t *testing.T, path string, got []byte) string {
+	r := &fatalRecorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Assert(r, path, got)
+	}()
+	<-done
+	return r.fatal
+}
+
+// TestAssertUpdateRefusedInCI: with -update and CI set, Assert must fail
+// and leave the golden file as it was.
+func TestAssertUpdateRefusedInCI(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.golden")
+	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := flag.Set("update", "true"); err != nil {
+		t.Fatal(err)
+	}
+	defer flag.Set("update", "false")
+
+	t.Setenv("CI", "true")
+	if msg := runAssert(t, path, []byte("new\n")); !strings.Contains(msg, "refused") {
+		t.Errorf("Assert(-update, CI=true) failure = %q; want a refusal", msg)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old\n" {
+		t.Errorf("golden file after a refused update = %q; want %q", b, "old\n")
+	}
+
+	t.Setenv("CI", "")
+	if msg := runAssert(t, path, []byte("new\n")); msg != "" {
+		t.Errorf("Assert(-update, no CI) failed: %q", msg)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new\n" {
+		t.Errorf("golden file after an update = %q; want %q", b, "new\n")
+	}
+}
+
+func TestAssertMismatchHint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.golden")
+	if err := os.WriteFile(path, []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msg := runAssert(t, path, []byte("a\nc\n"))
+	if !strings.Contains(msg, "-update") || !strings.Contains(msg, "x.golden") {
+		t.Errorf("Assert(mismatch) = %q; want the file and the -update hint", msg)
+	}
+	if msg := runAssert(t, path, []byte("a\nb\n")); msg != "" {
+		t.Errorf("Assert(equal) failed: %q", msg)
 	}
 }
