@@ -119,6 +119,7 @@ func TestLoadBadResults(t *testing.T) {
 		{"trailing data", s + "{}", "", "after the top-level value"},
 		{"not an object", "[1, 2]", "", "want an object"},
 		{"empty", "", "", "unexpected end of JSON"},
+		{"byte-order mark", "\xef\xbb\xbf" + s, "", "byte-order mark"}, // found in acceptance: "invalid character 'ï'"
 		{"deep nesting", strings.Repeat("[", 200) + strings.Repeat("]", 200), "", "nesting deeper"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -155,6 +156,10 @@ var topKeys = []string{"schema", "generated_at_utc", "runs", "perf", "summary_co
 
 func (s *Snapshot) decodeResults(data []byte) error {
 	p := &parser{file: ResultsFile, data: data, lines: newLineIndex(data)}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		// encoding/json would say "invalid character 'ï'".
+		return &Error{File: ResultsFile, Line: 1, Col: 1, Msg: "starts with a UTF-8 byte-order mark; JSON does not allow one (save the file without a BOM)"}
+	}
 	root, perr := parseTree(ResultsFile, data)
 	if perr != nil {
 		return perr

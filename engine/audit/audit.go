@@ -3,7 +3,6 @@
 package audit
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -72,11 +71,7 @@ func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 	for _, r := range rs {
 		fs, err := r.Check(ctx)
 		if err != nil {
-			if strings.HasPrefix(err.Error(), r.Name+": ") {
-				// The rule named itself: "rule cache: …", not "rule cache: cache: …".
-				return nil, fmt.Errorf("rule %w", err)
-			}
-			return nil, fmt.Errorf("rule %s: %w", r.Name, err)
+			return nil, &RuleError{Rule: r.Name, Err: err}
 		}
 		for i := range fs {
 			if fs[i].Rule == "" {
@@ -88,6 +83,23 @@ func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 	}
 	return report.New(ctx.Snap.Root, names, all), nil
 }
+
+// RuleError is a rule's failure to read its input. Its message leads with
+// what the user must fix (the file and line the rule's error names) and ends
+// with the rule that met it: inputs shared by several rules (PLAN.md,
+// PLAN.claims) are read by whichever runs first.
+type RuleError struct {
+	Rule string
+	Err  error
+}
+
+func (e *RuleError) Error() string {
+	// A rule that named itself ("cache: results/…") is not named twice.
+	return strings.TrimPrefix(e.Err.Error(), e.Rule+": ") + " (rule " + e.Rule + ")"
+}
+
+// Unwrap returns the rule's error.
+func (e *RuleError) Unwrap() error { return e.Err }
 
 // Audit loads the snapshot at root and runs the rules named by ruleList
 // (comma-separated; empty for all).

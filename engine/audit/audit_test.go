@@ -84,15 +84,16 @@ func TestAuditErrors(t *testing.T) {
 	}
 }
 
-// TestRunErrorNamesRule: a rule's error is prefixed with the rule's name
-// once, whether or not the rule named itself (found in review: "rule cache:
-// cache: results/mincore_probe.json: …").
+// TestRunErrorNamesRule: a rule's error leads with the file and place and
+// names the rule once at the end, whether or not the rule named itself
+// (found in review: "rule cache: cache: results/mincore_probe.json: …", and
+// a PLAN.claims error shown under whichever rule read the file first).
 func TestRunErrorNamesRule(t *testing.T) {
 	ctx := &rules.Context{Snap: &archive.Snapshot{Root: t.TempDir()}}
 	for _, tt := range []struct{ msg, want string }{
-		{"x: f.json: $.a: want a number", "rule x: f.json: $.a: want a number"},
-		{"f.json: $.a: want a number", "rule x: f.json: $.a: want a number"},
-		{"xy: f.json", "rule x: xy: f.json"},
+		{"x: f.json: $.a: want a number", "f.json: $.a: want a number (rule x)"},
+		{"f.json: $.a: want a number", "f.json: $.a: want a number (rule x)"},
+		{"xy: f.json", "xy: f.json (rule x)"},
 	} {
 		r := rules.Rule{Name: "x", Check: func(*rules.Context) ([]finding.Finding, error) { return nil, errors.New(tt.msg) }}
 		if _, err := Run(ctx, []rules.Rule{r}); err == nil || err.Error() != tt.want {

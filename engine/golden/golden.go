@@ -81,7 +81,29 @@ func Assert(t testing.TB, path string, got []byte) {
 		t.Fatalf("golden: %v\n(a new golden file is created by: go test ./spec/... -update)", err)
 	}
 	if msg := Diff(want, got); msg != "" {
-		t.Errorf("golden: %s differs from the output (-want +got):\n%s\nIf the change is deliberate, run: go test ./spec/... -update, and read the diff of %s before committing.", path, msg, path)
+		shown := displayPath(path)
+		t.Errorf("golden: %s differs from the output (-want +got):\n%s\nIf the change is deliberate, run: go test ./spec/... -update, and read `git diff %s` before committing.", shown, msg, shown)
+	}
+}
+
+// displayPath names a golden file relative to the module root (the
+// directory holding go.mod), as a user at the repository root types it; a
+// test's path is relative to its package directory.
+func displayPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			if rel, err := filepath.Rel(dir, abs); err == nil {
+				return rel
+			}
+			return path
+		}
+		if dir == filepath.Dir(dir) {
+			return path
+		}
 	}
 }
 

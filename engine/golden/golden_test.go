@@ -162,3 +162,10 @@ func TestAssertMismatchHint(t *testing.T) {
 		t.Errorf("Assert(equal) failed: %q", msg)
 	}
 }
+
+func TestDisplayPath(t *testing.T) {
+	// Tests run in the package directory, two below the module root.
+	if got, want := displayPath("../../golden/m5/report.txt"), filepath.Join("golden", "m5", "report.txt"); got != want {
+		t.Errorf("displayPath(%q) = %q; want %q", "../../golden/m5/report.txt", got, want)
+	}
+}

@@ -239,7 +239,11 @@ func open(path string) (*os.File, int64, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, 0, fmt.Errorf("pagecache: %s: not a regular file (%s)", path, st.Mode().Type())
+		what := "not a regular file"
+		if st.IsDir() {
+			what = "a directory, not a regular file"
+		}
+		return nil, 0, fmt.Errorf("pagecache: %s: %s", path, what)
 	}
 	return f, st.Size(), nil
 }

@@ -21,7 +21,7 @@ func TestDeriveFixtures(t *testing.T) {
 		{"F06", []string{"llama_cpp_patched", "38.11 / 63.27 / 3.22 / 0.28 / 33,428.34 / 514.3 / 46,808.58"}},
 		{"F01", []string{"pure_gpu = T1 GPU − host wait recomputes in all 5 runs"}},
 	}
-	// The fixed runner (fixtures/m5, H2) no longer divides whole-run disk0
+	// The fixed runner (fixtures/m5) no longer divides whole-run disk0
 	// into a per-token rate: its llama_cpp_* blocks lack the "/ 65.0" fields.
 	wantFixed := append([]struct {
 		id   string

@@ -38,12 +38,12 @@ func writeIfChanged(root, rel string, data []byte) (bool, error) {
 // foreignFiles are hashed files other helpers own, by snapshot.
 func foreignFiles(snap string) []string {
 	fs := []string{
-		"scripts/run_phase0_phase2_m5_validation.py",      // H2
-		"data/m5_val_prompts/eval_tf_96tok_ops_tools.txt", // H6
+		"scripts/run_phase0_phase2_m5_validation.py",
+		"data/m5_val_prompts/eval_tf_96tok_ops_tools.txt",
 		"data/m5_val_prompts/eval_tf_96tok_chat_json.txt",
 		"data/m5_val_prompts/eval_tf_96tok_ja.txt",
 	}
-	return append(fs, llamaPrompt(snap)) // H2
+	return append(fs, llamaPrompt(snap))
 }
 
 // llamaPrompt is the archived llama prompt: the 1,600-byte prefix as

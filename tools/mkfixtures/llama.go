@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// llamaRun is one carried-over llama.cpp run as H2 wrote it in
+// llamaRun is one carried-over llama.cpp run as recorded in
 // tools/mkfixtures/llama/<name>.json (format: that directory's README).
 type llamaRun struct {
 	Name       string             `json:"name"`

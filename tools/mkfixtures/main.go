@@ -8,8 +8,8 @@
 // its content changes. Files other helpers own are never overwritten: when
 // one that provenance hashes is missing, a placeholder marked
 // MKFIXTURES-PLACEHOLDER stands in until its owner writes it. The 8 llama.cpp
-// runs are read from tools/mkfixtures/llama/ (H2's); the TF files are
-// written by writeTF (tf.go, H6's). Provenance hashes are computed from the
+// runs are read from tools/mkfixtures/llama/; the TF files are
+// written by writeTF (tf.go). Provenance hashes are computed from the
 // files on disk, so run it again after any helper changes a hashed file.
 //
 // Usage:
@@ -32,7 +32,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 	fs := flag.NewFlagSet("mkfixtures", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "fixtures", "directory holding the snapshots")
-	llamaDir := fs.String("llama", "tools/mkfixtures/llama", "directory of the llama.cpp runs (H2's)")
+	llamaDir := fs.String("llama", "tools/mkfixtures/llama", "directory of the llama.cpp runs")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -207,7 +207,7 @@ func results(root string, built []builtRun, llama []*llamaRun, prompts []string,
 		for _, fd := range lc.fields {
 			from, per65 := strings.CutSuffix(fd.from, "/65.0")
 			if per65 && fixed {
-				// The fixed runner (fixtures/m5 runner L665–692, H2) does not
+				// The fixed runner (fixtures/m5 runner L665–692) does not
 				// divide whole-run disk0 into a per-token rate.
 				continue
 			}

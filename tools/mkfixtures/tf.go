@@ -304,7 +304,7 @@ func tfSortByRune(s []string) {
 
 const tfNotesText = `# Synthetic vocabulary and teacher-forcing token files
 
-Written by ` + "`go run ./tools/mkfixtures`" + ` (tools/mkfixtures/tf.go, owner H6). Decode a TF file with
+Written by ` + "`go run ./tools/mkfixtures`" + ` (tools/mkfixtures/tf.go). Decode a TF file with
 ` + "`go run ./tools/tfdecode -vocab fixtures/m5/data/vocab-synthetic-chatml.gguf FILE`" + `.
 
 - ` + "`vocab-synthetic-chatml.gguf`" + ` — a vocab-only GGUF (version 3, no tensors). **Synthetic**: it is
