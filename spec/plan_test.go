@@ -132,6 +132,10 @@ func TestPlanGate(t *testing.T) {
 			{"F14", "plan.unsourced", "6.82–7.07 GB/s", "6.10–7.07 GB/s", 577},
 			{"F15", "plan.unsourced", "0.5 s", "0.4–0.9 s", 577},
 		}
+		// The plan quotes llama.cpp's "Generation: 1.4 t/s" as 1.40: its row
+		// declares the zero padding (pad=zeros), so the gate passes it and
+		// says so, and the report is the audit's §1c alone.
+		const padded = "1.40 → 3.22 tok/s"
 		fs := gate(t, loadSnap(t, "m5-v3"))
 		fails := failures(fs)
 		got := map[string]finding.Finding{}
@@ -140,6 +144,13 @@ func TestPlanGate(t *testing.T) {
 		}
 		if len(fails) != len(want) {
 			t.Errorf("fixtures/m5-v3: %d fail findings; want %d:\n%v", len(fails), len(want), fails)
+		}
+		padOK := false
+		for _, f := range fs {
+			padOK = padOK || (f.Quote == padded && f.Severity == finding.Pass && f.Raw == "1.4 → 3.22 tok/s" && strings.Contains(f.Message, "pad=zeros"))
+		}
+		if !padOK {
+			t.Errorf("fixtures/m5-v3: no pass finding for %q naming its declared zero padding (raw 1.4 → 3.22 tok/s)", padded)
 		}
 		for _, w := range want {
 			f, ok := got[w.id]

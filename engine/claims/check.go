@@ -50,6 +50,9 @@ type Binding struct {
 	Elsewhere [][]Item
 	// PartOK says, per part of the quote, whether it equals its source.
 	PartOK []bool
+	// Notes holds, for a Mismatch, the reasons that are not a different
+	// value: a unit that differs, a quote more precise than its source.
+	Notes []string
 }
 
 // Unbound is a number in a claim section that no row binds.
@@ -122,12 +125,17 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 			res.PlanErrors = append(res.PlanErrors, e)
 		}
 	}
+	var derived []Item
 	for _, row := range t.Rows {
 		var refs []*tokRef
 		for _, r := range byText[row.Quote] {
 			if plan.InPlace(r.place, row.Place) {
 				refs = append(refs, r)
 			}
+		}
+		vals, srcs, evalErr := evalRow(env, row)
+		if evalErr == nil {
+			derived = append(derived, derivedItems(t, row, vals)...)
 		}
 		if len(refs) == 0 {
 			res.Bindings = append(res.Bindings, Binding{Row: row, Place: row.Place, Status: Stale,
@@ -138,7 +146,6 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 			res.Bindings = append(res.Bindings, Binding{Row: row, Place: row.Place, Status: Stale,
 				Msg: fmt.Sprintf("%s: %q occurs %d times in the plan; claims row %s:%d binds %d (n=%d)", row.Place, row.Quote, len(refs), t.File, row.Line, row.N, row.N)})
 		}
-		vals, srcs, evalErr := evalRow(env, row)
 		for _, r := range refs {
 			r.bound = true
 			b := Binding{Row: row, Token: r.tok, Place: r.place}
@@ -146,7 +153,7 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 			case len(refs) > row.N:
 				b.Status, b.Msg = Extra, fmt.Sprintf("%s: %q occurs %d times; claims row %s:%d binds %d (n=%d): an edit or a copy made another, or the row needs n=%d", r.place, row.Quote, len(refs), t.File, row.Line, row.N, row.N, len(refs))
 			case evalErr != nil:
-				b.Status, b.Msg = BadSource, fmt.Sprintf("%s: source of %q cannot be read: %v", r.place, row.Quote, evalErr)
+				b.Status, b.Msg = BadSource, fmt.Sprintf("%s: source of %q (claims row %s:%d) cannot be read: %v", r.place, row.Quote, t.File, row.Line, evalErr)
 			default:
 				compare(&b, vals, srcs, env)
 			}
@@ -165,6 +172,7 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 			res.Bindings = append(res.Bindings, b)
 		}
 	}
+	env.derived = dedupeItems(derived)
 	for _, r := range claimToks {
 		if r.bound {
 			continue
@@ -176,6 +184,57 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 		res.Unbound = append(res.Unbound, u)
 	}
 	return res
+}
+
+// derivedItems returns the values a row derives (a computed scalar per
+// source; values read as printed are in the index already), each printed
+// like its part of the row's quote, capped at the derivation's precision,
+// and labelled with the row's place and line.
+func derivedItems(t *Table, row *Row, vals []Value) []Item {
+	var quote []num.Number
+	for _, tk := range plan.Scan(row.Quote) {
+		if tk.Text == row.Quote {
+			quote = tk.Parts
+			break
+		}
+	}
+	var out []Item
+	for i, v := range vals {
+		if v.Kind != Scalar || v.X.Text != "" || math.IsNaN(v.X.Value) || math.IsInf(v.X.Value, 0) || len(v.From) == 0 {
+			continue
+		}
+		it := v.X
+		it.Metric = row.Sources[i].String()
+		it.Origin = fmt.Sprintf("%s, %s:%d", row.Place, t.File, row.Line)
+		if i < len(quote) && len(quote) == len(vals) {
+			var bp *bound
+			if bd, ok := precisionOf(v, row.Digits); ok {
+				bp = &bd
+			}
+			it.Text = display(it, quote[i], bp)
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// dedupeItems drops the items equal to an earlier one (a derivation bound
+// by several rows), keeping order.
+func dedupeItems(l []Item) []Item {
+	type key struct {
+		v            float64
+		unit, metric string
+	}
+	seen := map[key]bool{}
+	var out []Item
+	for _, it := range l {
+		k := key{it.Value, it.Unit, it.Metric}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 func evalRow(env *Env, row *Row) ([]Value, []string, error) {
@@ -244,20 +303,31 @@ func compare(b *Binding, vals []Value, srcs []string, env *Env) {
 	parts := tk.Parts
 	switch {
 	case len(vals) == len(parts):
-		var raws []string
-		ok := true
-		var why []string
+		var raws, why []string
+		units := append([]string(nil), tk.Units...)
+		unitDiff := false
 		for i, v := range vals {
-			raw, good, msg := comparePart(parts[i], tk.Units[i], v)
-			raws = append(raws, raw)
-			b.PartOK = append(b.PartOK, good)
-			if !good {
-				ok = false
-				why = append(why, msg)
+			c := comparePart(parts[i], tk.Units[i], v, b.Row.Digits, b.Row.PadZeros)
+			raws = append(raws, c.raw)
+			b.PartOK = append(b.PartOK, c.ok)
+			if !c.ok {
+				why = append(why, c.why...)
+				b.Notes = append(b.Notes, c.notes...)
+			}
+			if !unitOK(tk.Units[i], c.unit) {
+				units[i], unitDiff = c.unit, true
 			}
 		}
-		b.Raw = withUnit(strings.Join(raws, sep(tk.Kind)), tk.Unit)
-		if !ok {
+		if unitDiff {
+			// each part in its source's own unit: the quote's would misname it
+			for i := range raws {
+				raws[i] = withUnit(raws[i], units[i])
+			}
+			b.Raw = strings.Join(raws, sep(tk.Kind))
+		} else {
+			b.Raw = withUnit(strings.Join(raws, sep(tk.Kind)), tk.Unit)
+		}
+		if len(why) > 0 {
 			b.Status = Mismatch
 			b.Msg = strings.Join(why, "; ")
 		}
@@ -270,16 +340,41 @@ func compare(b *Binding, vals []Value, srcs []string, env *Env) {
 			b.Status, b.Msg = BadSource, fmt.Sprintf("a quoted range needs a range source (range(@SET:METRIC)), got %s", b.Row.Sources[0])
 			return
 		}
-		b.Raw = withUnit(Format(v.Lo.Value, parts[0])+"–"+Format(v.Hi.Value, parts[1]), tk.Unit)
 		uok := unitOK(tk.Units[0], v.Lo.Unit)
-		b.PartOK = []bool{uok && num.Matches(v.Lo.Value, parts[0]), uok && num.Matches(v.Hi.Value, parts[1])}
+		unit := tk.Unit
+		if !uok {
+			unit = v.Lo.Unit
+		}
+		// each end of the range is one run's print: it bounds its part
+		var notes, shown []string
+		precOK := []bool{true, true}
+		for i, it := range []Item{v.Lo, v.Hi} {
+			bd, hasBound := precisionOf(Value{Kind: Scalar, X: it}, -1)
+			var bp *bound
+			if hasBound {
+				bp = &bd
+				if why := bd.check(parts[i]); why != "" {
+					notes, precOK[i] = append(notes, why), false
+				}
+			}
+			shown = append(shown, display(it, parts[i], bp))
+		}
+		b.Raw = withUnit(shown[0]+"–"+shown[1], unit)
+		valOK := []bool{num.Matches(v.Lo.Value, parts[0]), num.Matches(v.Hi.Value, parts[1])}
+		b.PartOK = []bool{uok && valOK[0] && precOK[0], uok && valOK[1] && precOK[1]}
 		if b.PartOK[0] && b.PartOK[1] {
 			return
 		}
 		b.Status = Mismatch
 		if !uok {
-			b.Msg = fmt.Sprintf("unit: the quote is in %s, the source in %s", tk.Units[0], v.Lo.Unit)
+			n := fmt.Sprintf("unit: the quote is in %s, the source in %s", tk.Units[0], v.Lo.Unit)
+			b.Msg, b.Notes = n, []string{n}
 			return
+		}
+		if valOK[0] && valOK[1] {
+			// equal values, quoted more precisely than printed
+			b.Msg, b.Notes = strings.Join(notes, "; "), notes
+			break
 		}
 		// a sub-range: both ends are values of runs in the set
 		var loIn, hiIn bool
@@ -296,12 +391,20 @@ func compare(b *Binding, vals []Value, srcs []string, env *Env) {
 			}
 			var names []string
 			for _, it := range b.Dropped {
-				names = append(names, fmt.Sprintf("%s (%s)", it.Run, Format(it.Value, parts[0])))
+				names = append(names, fmt.Sprintf("%s (%s)", it.Run, display(it, parts[0], nil)))
 			}
 			b.Msg = fmt.Sprintf("the range leaves out %s of its %d runs: %s", plural(len(b.Dropped), "run"), len(v.List), strings.Join(names, ", "))
+			if len(notes) > 0 {
+				b.Msg += "; " + strings.Join(notes, "; ")
+				b.Notes = notes
+			}
 			return
 		}
 		b.Msg = fmt.Sprintf("the runs of the set span %s", b.Raw)
+		if len(notes) > 0 {
+			b.Msg += "; " + strings.Join(notes, "; ")
+			b.Notes = notes
+		}
 	default:
 		b.Status, b.Msg = BadSource, fmt.Sprintf("the row gives %d sources for a quote of %d parts", len(vals), len(parts))
 		return
@@ -340,41 +443,68 @@ func toPair(l []Item) Value {
 	return v
 }
 
-// comparePart compares one quoted number with one source value.
-func comparePart(q num.Number, unit string, v Value) (raw string, ok bool, msg string) {
+// partCheck is the comparison of one quoted number with its source.
+type partCheck struct {
+	raw   string   // the source's value, at the precision it was printed
+	unit  string   // the source's unit ("" for none)
+	ok    bool     // the quote equals its source in value, unit and precision
+	why   []string // what is wrong, when not ok
+	notes []string // the reasons of why that are not a different value: unit, precision
+}
+
+// comparePart compares one quoted number with one source value. digits is
+// the row's digits=K (-1 when not given); pad is the row's pad=zeros.
+func comparePart(q num.Number, unit string, v Value, digits int, pad bool) partCheck {
+	var c partCheck
+	fail := func(note bool, format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		c.why = append(c.why, msg)
+		if note {
+			c.notes = append(c.notes, msg)
+		}
+	}
+	bd, hasBound := precisionOf(v, digits)
+	var bp *bound
+	if hasBound {
+		bp = &bd
+	}
 	switch v.Kind {
 	case Scalar:
-		raw = Format(v.X.Value, q)
+		c.raw, c.unit = display(v.X, q, bp), v.X.Unit
 		if !unitOK(unit, v.X.Unit) {
-			return raw, false, fmt.Sprintf("unit: %s is quoted in %s, its source is in %s", q.Text, unit, v.X.Unit)
+			fail(true, "unit: %s is quoted in %s, its source is in %s: the units differ", q.Text, unit, v.X.Unit)
+		} else if !num.Matches(v.X.Value, q) {
+			fail(false, "%s is quoted, the source gives %s", q.Text, c.raw)
 		}
-		if !num.Matches(v.X.Value, q) {
-			return raw, false, fmt.Sprintf("%s is quoted, the source gives %s", q.Text, raw)
-		}
-		return raw, true, ""
 	case List, Pair:
 		if v.Kind == List {
 			v = toPair(v.List)
 		}
-		lo, hi := Format(v.Lo.Value, q), Format(v.Hi.Value, q)
-		if lo == hi {
-			raw = lo
-		} else {
-			raw = lo + "–" + hi
+		c.unit = v.Lo.Unit
+		lo, hi := display(v.Lo, q, bp), display(v.Hi, q, bp)
+		if c.raw = lo; lo != hi {
+			c.raw = lo + "–" + hi
 		}
 		if !unitOK(unit, v.Lo.Unit) {
-			return raw, false, fmt.Sprintf("unit: %s is quoted in %s, its source is in %s", q.Text, unit, v.Lo.Unit)
+			fail(true, "unit: %s is quoted in %s, its source is in %s: the units differ", q.Text, unit, v.Lo.Unit)
+		} else if Format(v.Lo.Value, q) != Format(v.Hi.Value, q) || !num.Matches(v.Lo.Value, q) {
+			fail(false, "%s is quoted as one number, its runs span %s", q.Text, c.raw)
 		}
-		if lo != hi || !num.Matches(v.Lo.Value, q) {
-			return raw, false, fmt.Sprintf("%s is quoted as one number, its runs span %s", q.Text, raw)
-		}
-		return raw, true, ""
+	default:
+		return partCheck{why: []string{"the source is a set of runs, not a number"}}
 	}
-	return "", false, "the source is a set of runs, not a number"
+	if hasBound {
+		if why := bd.check(q); why != "" && !(pad && zeroPadded(q, bd.place)) {
+			fail(true, "%s", why)
+		}
+	}
+	c.ok = len(c.why) == 0
+	return c
 }
 
 // Printed returns the raw values, across every run, that print as the
-// quoted number q (at its precision) in the given unit ("" for any unit).
+// quoted number q (at its precision) in the given unit ("" for any unit):
+// values printed at least as precisely as q that round to it.
 func (env *Env) Printed(q num.Number, unit string) []Item {
 	ix := env.index()
 	all := ix.all
@@ -385,7 +515,7 @@ func (env *Env) Printed(q num.Number, unit string) []Item {
 	i := sort.Search(len(all), func(i int) bool { return all[i].Value >= lo-1e-12 })
 	var out []Item
 	for ; i < len(all) && all[i].Value <= q.Value+half(q)+1e-12; i++ {
-		if num.Matches(all[i].Value, q) {
+		if n, ok := printed(all[i]); ok && lastPlace(n) <= lastPlace(q) && num.Matches(all[i].Value, q) {
 			out = append(out, all[i])
 		}
 	}
@@ -428,13 +558,34 @@ func (env *Env) index() *index {
 }
 
 // Nearest returns up to k raw values nearest to v among the metrics whose
-// unit is unit (every metric when unit is ""), nearest first.
+// unit is unit (every metric when unit is ""), and among the values the
+// claims rows derive (once Check has run), nearest first.
 func (env *Env) Nearest(v float64, unit string, k int) []Item {
 	ix := env.index()
 	l := ix.all
 	if unit != "" {
 		l = ix.byUnit[unit]
 	}
+	out := nearest(l, v, k)
+	if len(env.derived) == 0 {
+		return out
+	}
+	var d []Item
+	for _, it := range env.derived {
+		if unit == "" || it.Unit == unit {
+			d = append(d, it)
+		}
+	}
+	out = append(out, d...)
+	sort.SliceStable(out, func(i, j int) bool { return math.Abs(out[i].Value-v) < math.Abs(out[j].Value-v) })
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+// nearest returns up to k items of the sorted list l nearest to v.
+func nearest(l []Item, v float64, k int) []Item {
 	i := sort.Search(len(l), func(i int) bool { return l[i].Value >= v })
 	var out []Item
 	a, b := i-1, i

@@ -17,10 +17,25 @@
 // expression for the whole quote (a range over a set for a quoted range).
 // Options are key=value words: caveat=ID (the plan must state that caveat
 // beside the quote; may be given more than once), id=Fnn (the audit
-// finding the row reproduces) and n=K (the quote occurs K times at the
-// place; 1 by default). A row binds every occurrence of its quote at its
-// place, and the count keeps an edit that turns one number into a copy of
-// its neighbour from passing silently.
+// finding the row reproduces), n=K (the quote occurs K times at the
+// place; 1 by default), digits=K (a derivation's value may be quoted with
+// up to K decimals; see below) and pad=zeros (the plan pads the printed
+// value with trailing zeros, 1.40 for a printed 1.4: declared, not silent). A row binds every occurrence of its quote at
+// its place, and the count keeps an edit that turns one number into a copy
+// of its neighbour from passing silently.
+//
+// Precision: a quote may not be more precise than its source. A value read
+// as printed (RUN:METRIC, @SET:METRIC, each(…), $NAME, a number) bounds the
+// quote to the decimals it was printed with: 3,194.1900 ms does not match a
+// run that printed 3194.19, though the values are equal. A derivation over
+// metrics (mean, ratio, to, …) bounds the quote to the decimals of the most
+// precise metric feeding it, unless the row says digits=K, which allows K
+// decimals for the derivation (it never lets a quote out-print a value read
+// as printed). A derivation fed by no printed value (count(@SET)) is exact.
+// A scientific quote is compared by the place of its last digit
+// (2.16e-07 against 2.1649e-07). A finding prints a raw value at the
+// precision its source printed it (a derivation's at the quote's, capped by
+// the derivation's bound), never at a finer one.
 //
 // Expressions (see Expr): RUN:METRIC is a run's metric; @SET:METRIC the
 // metric over every run of a set; @SET the set itself; $NAME a constant; a
@@ -28,6 +43,7 @@
 package claims
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -84,7 +100,12 @@ type Row struct {
 	Caveats []string // caveats the plan must state beside the quote (caveat=ID options, in order)
 	ID      string   // audit finding id (F08…), "" for none
 	N       int      // how many times the quote occurs at the place (n=K; 1 by default)
-	Text    string   // the row as written
+	Digits  int      // decimals a derivation may be quoted with (digits=K); -1 when not given
+	// PadZeros (pad=zeros) accepts a quote that pads its source's printed
+	// value with trailing zeros (1.40 for a printed 1.4); any other extra
+	// digit still fails.
+	PadZeros bool
+	Text     string // the row as written
 }
 
 // Error is a syntax error in the table.
@@ -97,7 +118,12 @@ type Error struct {
 // Error returns "file:line: message".
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-// Err returns the table's first error, or nil.
+// MaxErrors is how many syntax errors Err lists before it counts the rest.
+const MaxErrors = 20
+
+// Err returns the table's errors, nil when there are none: one per line,
+// in table order, the first MaxErrors listed and the rest counted. The
+// errors stay reachable with errors.As (the first) and errors.Is.
 func (t *Table) Err() error {
 	if len(t.Errors) == 0 {
 		return nil
@@ -105,7 +131,19 @@ func (t *Table) Err() error {
 	if len(t.Errors) == 1 {
 		return t.Errors[0]
 	}
-	return fmt.Errorf("%w (and %d more errors)", t.Errors[0], len(t.Errors)-1)
+	n := min(len(t.Errors), MaxErrors)
+	errs := make([]error, 0, n+1)
+	for _, e := range t.Errors[:n] {
+		errs = append(errs, e)
+	}
+	if rest := len(t.Errors) - n; rest > 0 {
+		more := "more errors"
+		if rest == 1 {
+			more = "more error"
+		}
+		errs = append(errs, fmt.Errorf("%s: and %d %s", t.File, rest, more))
+	}
+	return errors.Join(errs...)
 }
 
 // Load reads and parses the claims table at file.
@@ -119,7 +157,7 @@ func Load(file string) (*Table, error) {
 
 var (
 	nameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	optionRE = regexp.MustCompile(`^(caveat|id|n)=([A-Za-z0-9][A-Za-z0-9._-]*)$`)
+	optionRE = regexp.MustCompile(`^(caveat|id|n|digits|pad)=([A-Za-z0-9][A-Za-z0-9._-]*)$`)
 	placeRE  = regexp.MustCompile(`^(§[0-9]+(\.[0-9A-Za-z]+)*)?( ?#[0-9]+)?$`)
 )
 
@@ -145,23 +183,32 @@ func Parse(file string, b []byte) *Table {
 		if j := strings.Index(text, " # "); j >= 0 {
 			text, comment = strings.TrimSpace(text[:j]), strings.TrimSpace(text[j+3:])
 		}
-		switch {
-		case strings.HasPrefix(text, "section "):
-			p := strings.Join(strings.Fields(strings.TrimPrefix(text, "section ")), " ")
-			if !placeRE.MatchString(p) || p == "" {
+		kw, rest := text, ""
+		if i := strings.IndexAny(text, " \t"); i >= 0 {
+			kw, rest = text[:i], strings.TrimSpace(text[i:])
+		}
+		if u, ok := keywordUsage[kw]; ok && rest == "" {
+			// a keyword with nothing after it
+			errf(ln, "%s: want %q", kw, u)
+			continue
+		}
+		switch kw {
+		case "section":
+			p := strings.Join(strings.Fields(rest), " ")
+			if !placeRE.MatchString(p) {
 				errf(ln, "section %q: want a place like §7.1 or §7.1 #5", p)
 				continue
 			}
 			t.Sections = append(t.Sections, Section{p, ln})
-		case strings.HasPrefix(text, "set "):
-			if st, err := parseSet(strings.TrimPrefix(text, "set "), t.Sets); err != nil {
+		case "set":
+			if st, err := parseSet(rest, t.Sets); err != nil {
 				errf(ln, "%v", err)
 			} else {
 				st.Line = ln
 				t.Sets[st.Name] = st
 			}
-		case strings.HasPrefix(text, "const "):
-			if c, err := parseConst(strings.TrimPrefix(text, "const "), t.Consts); err != nil {
+		case "const":
+			if c, err := parseConst(rest, t.Consts); err != nil {
 				errf(ln, "%v", err)
 			} else {
 				c.Doc, c.Line = comment, ln
@@ -195,6 +242,13 @@ func Parse(file string, b []byte) *Table {
 		}
 	}
 	return t
+}
+
+// keywordUsage gives, for each declaration keyword, what its line needs.
+var keywordUsage = map[string]string{
+	"section": "section PLACE (a place like §7.1 or §7.1 #5)",
+	"set":     "set NAME = glob ...",
+	"const":   "const NAME = VALUE [UNIT]",
 }
 
 // decl splits a declaration "NAME = REST" of the given kind and checks that
@@ -256,13 +310,16 @@ func validUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 func parseRow(text string) (*Row, error) {
 	f := strings.Split(text, "|")
+	if len(f) == 1 {
+		return nil, fmt.Errorf("want a row \"place | quote | source [| options]\" or a declaration (section PLACE, set NAME = glob ..., const NAME = VALUE [UNIT]), got %q", text)
+	}
 	if len(f) < 3 || len(f) > 4 {
 		return nil, fmt.Errorf("row: want \"place | quote | source [| options]\", got %d fields", len(f))
 	}
 	for i := range f {
 		f[i] = strings.TrimSpace(f[i])
 	}
-	r := &Row{Place: strings.Join(strings.Fields(f[0]), " "), Quote: f[1], Text: text, N: 1}
+	r := &Row{Place: strings.Join(strings.Fields(f[0]), " "), Quote: f[1], Text: text, N: 1, Digits: -1}
 	if !placeRE.MatchString(r.Place) || r.Place == "" {
 		return nil, fmt.Errorf("row: place %q: want a place like §7.1 #5", r.Place)
 	}
@@ -280,7 +337,7 @@ func parseRow(text string) (*Row, error) {
 		for _, o := range strings.Fields(f[3]) {
 			m := optionRE.FindStringSubmatch(o)
 			if m == nil {
-				return nil, fmt.Errorf("row: option %q: want caveat=ID, id=Fnn or n=K", o)
+				return nil, fmt.Errorf("row: option %q: want caveat=ID, id=Fnn, n=K, digits=K or pad=zeros", o)
 			}
 			switch m[1] {
 			case "caveat":
@@ -293,6 +350,17 @@ func parseRow(text string) (*Row, error) {
 					return nil, fmt.Errorf("row: option %q: want n=K with K ≥ 1", o)
 				}
 				r.N = n
+			case "digits":
+				d, err := strconv.Atoi(m[2])
+				if err != nil || d < 0 || d > 17 {
+					return nil, fmt.Errorf("row: option %q: want digits=K with 0 ≤ K ≤ 17", o)
+				}
+				r.Digits = d
+			case "pad":
+				if m[2] != "zeros" {
+					return nil, fmt.Errorf("row: option %q: want pad=zeros", o)
+				}
+				r.PadZeros = true
 			}
 		}
 	}

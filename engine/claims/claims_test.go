@@ -1,6 +1,8 @@
 package claims
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -66,6 +68,13 @@ func TestParseTableErrors(t *testing.T) {
 		{"const c = 1,2", "misplaced thousands separator"},
 		{"section 7.1", "section \"7.1\""},
 		{"§7.1 | 1 ms | a:b\xff", "PLAN.claims:1: invalid UTF-8"},
+		// a keyword alone says what its line needs
+		{"section", `PLAN.claims:1: section: want "section PLACE (a place like §7.1 or §7.1 #5)"`},
+		{"section # the decode claims", `PLAN.claims:1: section: want "section PLACE`},
+		{"set", `PLAN.claims:1: set: want "set NAME = glob ..."`},
+		{"const", `PLAN.claims:1: const: want "const NAME = VALUE [UNIT]"`},
+		{"§7.1 #5", `PLAN.claims:1: want a row "place | quote | source [| options]" or a declaration`},
+		{"§7.1 | 1 ms | a:b | digits=x", `option "digits=x": want digits=K`},
 	}
 	for _, tt := range tests {
 		tb := Parse("PLAN.claims", []byte(tt.in))
@@ -78,6 +87,89 @@ func TestParseTableErrors(t *testing.T) {
 	tb := Parse("PLAN.claims", []byte("bad row\n§7.1 | 1 ms | a:b\nalso bad\n"))
 	if len(tb.Errors) != 2 || len(tb.Rows) != 1 || tb.Errors[1].Line != 3 {
 		t.Errorf("Parse with two bad lines: errors %v, %d rows; want errors on lines 1 and 3 and the good row", tb.Errors, len(tb.Rows))
+	}
+}
+
+// TestTableErr: Err reports every error, one per line, up to MaxErrors,
+// and counts the rest.
+func TestTableErr(t *testing.T) {
+	bad := func(n int) string { return strings.Repeat("set\n", n) }
+	tests := []struct {
+		in    string
+		lines int
+		last  string
+	}{
+		{bad(1), 1, `PLAN.claims:1: set: want "set NAME = glob ..."`},
+		{bad(3), 3, `PLAN.claims:3: set: want "set NAME = glob ..."`},
+		{bad(MaxErrors), MaxErrors, fmt.Sprintf(`PLAN.claims:%d: set: want "set NAME = glob ..."`, MaxErrors)},
+		{bad(MaxErrors + 1), MaxErrors + 1, "PLAN.claims: and 1 more error"},
+		{bad(MaxErrors + 5), MaxErrors + 1, "PLAN.claims: and 5 more errors"},
+	}
+	for _, tt := range tests {
+		err := Parse("PLAN.claims", []byte(tt.in)).Err()
+		if err == nil {
+			t.Errorf("Parse(%q).Err() = nil; want %d lines", tt.in, tt.lines)
+			continue
+		}
+		lines := strings.Split(err.Error(), "\n")
+		if len(lines) != tt.lines || lines[len(lines)-1] != tt.last || !strings.HasPrefix(lines[0], "PLAN.claims:1: ") {
+			t.Errorf("Parse(%q).Err() = %q; want %d lines from PLAN.claims:1, the last %q", tt.in, err, tt.lines, tt.last)
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Line != 1 {
+			t.Errorf("errors.As(Parse(%q).Err(), *Error) = %v; want the error of line 1", tt.in, e)
+		}
+	}
+	if err := Parse("PLAN.claims", []byte("set a = x\n")).Err(); err != nil {
+		t.Errorf("Parse(%q).Err() = %v; want nil", "set a = x", err)
+	}
+}
+
+// TestPrecision: a quote may not be more precise than its source printed
+// it (a derivation: than the most precise metric feeding it, or its
+// row's digits=K), and the raw value is shown at the source's precision.
+func TestPrecision(t *testing.T) {
+	read := func(text string) Value {
+		it := Item{Value: num.MustParse(text).Value, Text: text, Run: "r", Metric: "m"}
+		return Value{Kind: Scalar, X: it, From: []Item{it}}
+	}
+	derived := func(v float64, from ...string) Value {
+		out := Value{Kind: Scalar, X: Item{Value: v}}
+		for _, f := range from {
+			out.From = append(out.From, read(f).X)
+		}
+		return out
+	}
+	count := Value{Kind: Scalar, X: Item{Value: 22, Unit: "runs"}}
+	tests := []struct {
+		quote  string
+		v      Value
+		digits int
+		raw    string
+		why    string // "" for a match
+	}{
+		{"3,194.19", read("3194.19"), -1, "3,194.19", ""},
+		{"3,194.2", read("3194.19"), -1, "3,194.19", ""},
+		{"3,194.1900", read("3194.19"), -1, "3,194.19", "precision: 3,194.1900 is quoted with 4 decimals; its source printed 2 decimals: 3194.19 at r: m"},
+		{"3,194.1900", read("3194.19"), 4, "3,194.19", "its source printed 2 decimals"}, // digits=K never lifts a printed value
+		{"1.40", read("1.4"), -1, "1.4", "its source printed 1 decimal"},
+		{"2.16e-07", read("2.1649e-07"), -1, "2.1649e-07", ""},
+		{"2.1649e-07", read("2.16e-07"), -1, "2.16e-07", "precision: 2.1649e-07 is quoted to 1e-11; its source printed to 1e-09"},
+		{"0.000000216", read("2.16e-07"), -1, "2.16e-07", ""},
+		{"0.0644610", derived(0.064461, "0.058127", "0.061944", "0.073312"), -1, "0.064461", "the most precise metric feeding its source printed 6 decimals"},
+		{"0.064461", derived(0.064461, "0.058127", "0.061944", "0.073312"), -1, "0.064461", ""},
+		{"51.8", derived(51.838671, "40.6", "84.3"), -1, "51.8", ""},
+		{"51.84", derived(51.838671, "40.6", "84.3"), -1, "51.8", "the most precise metric feeding its source printed 1 decimal"},
+		{"51.84", derived(51.838671, "40.6", "84.3"), 2, "51.84", ""},
+		{"51.839", derived(51.838671, "40.6", "84.3"), 2, "51.84", "its row allows 2 decimals (digits=2)"},
+		{"22.0", count, -1, "22.0", ""}, // a count is exact
+	}
+	for _, tt := range tests {
+		c := comparePart(num.MustParse(tt.quote), "", tt.v, tt.digits, false)
+		why := strings.Join(c.why, "; ")
+		if c.raw != tt.raw || c.ok != (tt.why == "") || tt.why != "" && !strings.Contains(why, tt.why) {
+			t.Errorf("comparePart(%q, digits %d) = raw %q, ok %v, %q; want raw %q, ok %v, %q", tt.quote, tt.digits, c.raw, c.ok, why, tt.raw, tt.why == "", tt.why)
+		}
 	}
 }
 
@@ -223,7 +315,7 @@ set s = r*
 		{"6.39–6.44 GB/s", DropsRuns, "3.66–6.44 GB/s"},
 		{"0.5 s", Mismatch, "0.4–0.9 s"},
 		{"3,194.23 ms", Mismatch, "3,194.19 ms"},
-		{"4.220 GB", Mismatch, "4.220 GB"}, // GB quoted, GiB printed: the unit decides
+		{"4.220 GB", Mismatch, "4.220 GiB"}, // GB quoted, GiB printed: the unit decides, the raw keeps its own
 		{"82.17 + 9.38 %", Match, "82.17 + 9.38 %"},
 		{"9.51 → 13.52 tok/s", CaveatMissing, "9.51 → 13.52 tok/s"}, // (n1) stated, (cold) not
 		{"1.23 ms", Stale, ""},
@@ -314,4 +406,53 @@ func FuzzParseTable(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPadZeros: pad=zeros declares trailing-zero padding of a printed
+// value (the audited plan quotes llama.cpp's 1.4 t/s as 1.40) and accepts
+// nothing else; without it the padding fails as false precision.
+func TestPadZeros(t *testing.T) {
+	read := func(text string) Value {
+		n := num.MustParse(text)
+		return Value{Kind: Scalar, X: Item{Value: n.Value, Text: text, Run: "r", Metric: "m"}}
+	}
+	for _, tt := range []struct {
+		quote, printed string
+		pad, ok        bool
+	}{
+		{"1.40", "1.4", true, true},
+		{"1.40", "1.4", false, false},
+		{"3,194.1900", "3194.19", true, true},
+		{"1.45", "1.4", true, false},
+		{"1.41", "1.4", true, false},
+		{"1.4", "1.4", true, true},
+	} {
+		c := comparePart(num.MustParse(tt.quote), "", read(tt.printed), -1, tt.pad)
+		if c.ok != tt.ok {
+			t.Errorf("comparePart(%q against printed %q, pad %v) ok = %v (%v); want %v", tt.quote, tt.printed, tt.pad, c.ok, c.why, tt.ok)
+		}
+	}
+}
+
+func TestParsePadOption(t *testing.T) {
+	for _, tt := range []struct {
+		row string
+		pad bool
+		err string
+	}{
+		{"§1 | 1.40 ms | r:m | pad=zeros", true, ""},
+		{"§1 | 1.40 ms | r:m", false, ""},
+		{"§1 | 1.40 ms | r:m | pad=ones", false, "want pad=zeros"},
+	} {
+		tab := Parse("PLAN.claims", []byte("section §1\n"+tt.row+"\n"))
+		if tt.err != "" {
+			if err := tab.Err(); err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("Parse(%q) error = %v; want %q", tt.row, err, tt.err)
+			}
+			continue
+		}
+		if err := tab.Err(); err != nil || len(tab.Rows) != 1 || tab.Rows[0].PadZeros != tt.pad {
+			t.Errorf("Parse(%q) = %d rows, err %v; want one row with PadZeros %v", tt.row, len(tab.Rows), err, tt.pad)
+		}
+	}
 }

@@ -17,6 +17,9 @@ type Item struct {
 	Run    string // run (or record) it was read from; "" for a computed value or a constant
 	Metric string // metric name, or "$name" for a constant
 	Line   int    // line in the run's tail
+	// Origin is, for a value a claims row derives, the row's place and
+	// line ("§7.1 #5, PLAN.claims:97"); "" for a value read from a run.
+	Origin string
 }
 
 // Where describes the item's source: "run: metric (line N)".
@@ -26,6 +29,18 @@ func (it Item) Where() string {
 		return fmt.Sprintf("%s: %s (tail line %d)", it.Run, it.Metric, it.Line)
 	case it.Run != "":
 		return it.Run + ": " + it.Metric
+	}
+	return it.Metric
+}
+
+// Label names the item's source in a list of candidates: "run: metric",
+// or for a value a claims row derives, "derivation, place, file:line".
+func (it Item) Label() string {
+	switch {
+	case it.Run != "":
+		return it.Run + ": " + it.Metric
+	case it.Origin != "":
+		return it.Metric + ", " + it.Origin
 	}
 	return it.Metric
 }
@@ -59,8 +74,9 @@ type Env struct {
 	Metrics map[string]*tail.Metrics // parsed tails by name
 	Table   *Table
 
-	sets map[string][]string
-	ix   *index
+	sets    map[string][]string
+	ix      *index
+	derived []Item // the values the claims rows derive, set by Check
 }
 
 // Set returns the runs of a named set, expanded once.

@@ -103,6 +103,20 @@ func bindingFinding(rule string, b claims.Binding, sev finding.Severity, msg str
 		Quote: b.Token.Text, Raw: b.Raw, Source: b.Source, Message: msg}
 }
 
+// dedupeFindings drops the findings identical to an earlier one, keeping order: two
+// occurrences of a quote on one line give one finding, not the same twice.
+func dedupeFindings(fs []finding.Finding) []finding.Finding {
+	seen := make(map[finding.Finding]bool, len(fs))
+	out := fs[:0]
+	for _, f := range fs {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 func itemList(items []claims.Item, q func(claims.Item) string) string {
 	var out []string
 	for _, it := range items {

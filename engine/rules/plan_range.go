@@ -37,5 +37,5 @@ func planRange(pc *PlanCheck) []finding.Finding {
 				fmt.Sprintf("%s: %s drops runs: %s; the full range is %s", b.Place, b.Token.Text, b.Msg, b.Raw)))
 		}
 	}
-	return out
+	return dedupeFindings(out)
 }

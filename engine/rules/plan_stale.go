@@ -44,5 +44,5 @@ func planStale(pc *PlanCheck) []finding.Finding {
 		out = append(out, finding.Finding{Rule: rule, Severity: finding.Pass, File: claims.File,
 			Message: fmt.Sprintf("%d quotes of %d claims rows found in %s with readable sources and their caveats stated", fresh, len(pc.Table.Rows), PlanFile)})
 	}
-	return out
+	return dedupeFindings(out)
 }

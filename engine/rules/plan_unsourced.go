@@ -12,7 +12,9 @@ import (
 func init() {
 	Register(Rule{
 		Name: "plan.unsourced",
-		Doc:  "every number in PLAN's claim sections is bound by a claims row to a source that prints it (at the quoted precision and unit)",
+		Doc: "every number in PLAN's claim sections is bound by a claims row to a source that prints it (at the quoted precision and unit, " +
+			"and no more precisely than the source printed it); an unbound number names the nearest raw values: the runs' printed metrics " +
+			"and the values the claims rows derive",
 		Check: func(c *Context) ([]finding.Finding, error) {
 			pc, err := LoadPlanCheck(c)
 			if err != nil {
@@ -47,13 +49,19 @@ func planUnsourced(pc *PlanCheck) []finding.Finding {
 	for _, b := range pc.Result.Bindings {
 		switch {
 		case b.Status == claims.Match && !isRangeRow(b):
-			out = append(out, bindingFinding(rule, b, finding.Pass,
-				fmt.Sprintf("%s: %s = %s", b.Place, b.Token.Text, b.Raw)))
+			msg := fmt.Sprintf("%s: %s = %s", b.Place, b.Token.Text, b.Raw)
+			if b.Row.PadZeros {
+				msg += " (the plan pads the printed value with zeros; the row declares pad=zeros)"
+			}
+			out = append(out, bindingFinding(rule, b, finding.Pass, msg))
 		case b.Status == claims.Extra:
 			out = append(out, bindingFinding(rule, b, finding.Fail, b.Msg))
 		case b.Status == claims.Mismatch:
-			out = append(out, bindingFinding(rule, b, finding.Fail,
-				fmt.Sprintf("%s: %s is unsourced: %s; its row's source gives %s", b.Place, b.Token.Text, elsewhere(b), b.Raw)))
+			msg := fmt.Sprintf("%s: %s is unsourced: %s; its row's source gives %s", b.Place, b.Token.Text, elsewhere(b), b.Raw)
+			if len(b.Notes) > 0 {
+				msg += "; " + strings.Join(b.Notes, "; ")
+			}
+			out = append(out, bindingFinding(rule, b, finding.Fail, msg))
 		}
 	}
 	for _, u := range pc.Result.Unbound {
@@ -61,7 +69,11 @@ func planUnsourced(pc *PlanCheck) []finding.Finding {
 		for i, items := range u.Nearest {
 			q := u.Token.Parts[i]
 			near = append(near, itemList(items, func(it claims.Item) string {
-				return fmt.Sprintf("%s %s (%s: %s)", claims.Format(it.Value, printedLike(it, q)), it.Unit, it.Run, it.Metric)
+				v := claims.Format(it.Value, printedLike(it, q))
+				if it.Unit != "" {
+					v += " " + it.Unit
+				}
+				return fmt.Sprintf("%s (%s)", v, it.Label())
 			}))
 		}
 		raw := "nearest raw: " + strings.Join(near, " | ")
@@ -69,7 +81,7 @@ func planUnsourced(pc *PlanCheck) []finding.Finding {
 			Quote: u.Token.Text, Raw: raw,
 			Message: fmt.Sprintf("%s: %s is unsourced: no claims row binds it and it is not a declared constant; %s", u.Place, u.Token.Text, raw)})
 	}
-	return out
+	return dedupeFindings(out)
 }
 
 // printedLike returns the number to format a raw item like: its own printed
