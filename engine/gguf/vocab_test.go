@@ -107,16 +107,7 @@ func TestGPT2Vocab(t *testing.T) {
 	if got, _ := v.Decode([]int32{15496, 995}); got != "Hello world" {
 		t.Errorf("Decode([15496 995]) = %q; want %q", got, "Hello world")
 	}
-	for _, s := range []string{"Hello, world!", "root@f71c07bf8043:/app#", "カイブ\n36\n\n質問: 5G医療救急車", " \t\x00\x7f"} {
-		enc, err := v.Encode(s)
-		if err != nil {
-			t.Errorf("Encode(%q): %v", s, err)
-			continue
-		}
-		if got, err := v.Decode(enc); err != nil || got != s {
-			t.Errorf("Decode(Encode(%q)) = %q, %v", s, got, err)
-		}
-	}
+	roundTrip(t, v, "Hello, world!", "root@f71c07bf8043:/app#", "カイブ\n36\n\n質問: 5G医療救急車", " \t\x00\x7f")
 	if _, err := v.Decode([]int32{50257}); err == nil {
 		t.Errorf("Decode([50257]) = nil error; want out of range")
 	}
@@ -223,6 +214,21 @@ func TestByteMapping(t *testing.T) {
 	for in, want := range map[byte]rune{'A': 'A', ' ': 'Ġ', '\n': 'Ċ', '\t': 'ĉ', 0: 'Ā', 0xAD: 'Ń'} {
 		if got := byteToUnicode[in]; got != want {
 			t.Errorf("byteToUnicode[%#x] = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// roundTrip checks that each string decodes back from its encoding.
+func roundTrip(t *testing.T, v *Vocab, strs ...string) {
+	t.Helper()
+	for _, s := range strs {
+		enc, err := v.Encode(s)
+		if err != nil {
+			t.Errorf("Encode(%q): %v", s, err)
+			continue
+		}
+		if got, err := v.Decode(enc); err != nil || got != s {
+			t.Errorf("Decode(Encode(%q)) = %q, %v; want %q", s, got, err, s)
 		}
 	}
 }
