@@ -3,6 +3,7 @@
 package audit
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -76,6 +77,9 @@ func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 		for i := range fs {
 			if fs[i].Rule == "" {
 				fs[i].Rule = r.Name
+			}
+			if !fs[i].Severity.Valid() {
+				return nil, &RuleError{Rule: r.Name, Err: fmt.Errorf("internal error: finding %q has no severity", fs[i].String())}
 			}
 		}
 		all = append(all, fs...)

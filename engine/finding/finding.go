@@ -4,12 +4,15 @@ package finding
 
 import "fmt"
 
-// Severity orders findings: Pass < Warn < Fail.
+// Severity orders findings: Pass < Warn < Fail. The zero value is invalid:
+// a finding that forgets its severity is neither a pass nor a fail, and the
+// driver reports it as a programming error instead of counting it.
 type Severity int
 
 // Severities.
 const (
-	Pass Severity = iota
+	Invalid Severity = iota
+	Pass
 	Warn
 	Fail
 )
@@ -18,7 +21,7 @@ var severityNames = [...]string{Pass: "pass", Warn: "warn", Fail: "fail"}
 
 // String returns "pass", "warn" or "fail".
 func (s Severity) String() string {
-	if s < 0 || int(s) >= len(severityNames) {
+	if s <= Invalid || int(s) >= len(severityNames) {
 		return fmt.Sprintf("Severity(%d)", int(s))
 	}
 	return severityNames[s]
@@ -26,7 +29,7 @@ func (s Severity) String() string {
 
 // MarshalText encodes the severity as "pass", "warn" or "fail".
 func (s Severity) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(severityNames) {
+	if s <= Invalid || int(s) >= len(severityNames) {
 		return nil, fmt.Errorf("finding: invalid severity %d", int(s))
 	}
 	return []byte(severityNames[s]), nil
@@ -35,7 +38,7 @@ func (s Severity) MarshalText() ([]byte, error) {
 // UnmarshalText decodes "pass", "warn" or "fail".
 func (s *Severity) UnmarshalText(b []byte) error {
 	for i, n := range severityNames {
-		if n == string(b) {
+		if n != "" && n == string(b) {
 			*s = Severity(i)
 			return nil
 		}
@@ -55,7 +58,38 @@ type Finding struct {
 	Raw      string   `json:"raw"`    // the raw value(s) it was checked against
 	Source   string   `json:"source"` // where the raw value(s) came from
 	Message  string   `json:"message"`
+	// Check names the check inside the rule that produced the finding,
+	// e.g. "threads" for compare.unlike; a checkout's spec maps rule/check
+	// pairs to audit finding ids.
+	Check string `json:"check,omitempty"`
+	// Fix is one line saying what would make the finding pass, written by
+	// the rule; reports list each distinct fix once.
+	Fix string `json:"fix,omitempty"`
+	// Plot holds the values behind the finding for charts (ranges and
+	// comparisons); nil when the finding has none.
+	Plot *Plot `json:"plot,omitempty"`
 }
+
+// Plot is the data behind a range or comparison finding, for charts.
+type Plot struct {
+	// Kind is "range" (Quoted holds the quoted low and high) or "compare"
+	// (Points are grouped by Series, one series a side).
+	Kind   string    `json:"kind"`
+	Quoted []float64 `json:"quoted,omitempty"` // the plan's numbers, as quoted
+	Unit   string    `json:"unit,omitempty"`
+	Points []Point   `json:"points"`
+}
+
+// Point is one value behind a plot: a run's metric or one sample.
+type Point struct {
+	Series string  `json:"series,omitempty"` // side of a comparison, "" for a range
+	Label  string  `json:"label"`            // run name, or run name and sample index
+	Value  float64 `json:"value"`
+	Note   string  `json:"note,omitempty"` // e.g. "cold first run", "dropped by the quote"
+}
+
+// Valid reports whether the severity is one of Pass, Warn and Fail.
+func (s Severity) Valid() bool { return s >= Pass && s <= Fail }
 
 // String formats a finding as "file:line: severity rule [id]: message".
 func (f Finding) String() string {

@@ -39,3 +39,17 @@ func TestFindingJSON(t *testing.T) {
 		t.Errorf("String() = %q; want %q", got, want)
 	}
 }
+
+func TestZeroSeverityInvalid(t *testing.T) {
+	var f Finding
+	if f.Severity.Valid() {
+		t.Fatalf("zero Severity.Valid() = true; want false")
+	}
+	if _, err := f.Severity.MarshalText(); err == nil {
+		t.Errorf("zero Severity.MarshalText() = nil error; want an error")
+	}
+	var s Severity
+	if err := s.UnmarshalText([]byte("")); err == nil {
+		t.Errorf("UnmarshalText(%q) = nil error; want an error", "")
+	}
+}

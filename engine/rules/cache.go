@@ -76,7 +76,7 @@ func checkCache(c *Context) ([]finding.Finding, error) {
 // residencyFinding judges a helper by the residency mincore measured, never
 // by what the helper returned (F26 evict, F27 warm).
 func residencyFinding(p *pagecache.Probe, h pagecache.ProbeHelper) finding.Finding {
-	f := finding.Finding{
+	f := finding.Finding{Severity: finding.Pass,
 		Rule:   "cache",
 		File:   ProbeFile,
 		Line:   h.Line,
@@ -122,7 +122,7 @@ func residencyFinding(p *pagecache.Probe, h pagecache.ProbeHelper) finding.Findi
 // (F29): evicting or warming any other file leaves the fill's cache state to
 // chance.
 func targetFinding(p *pagecache.Probe, h pagecache.ProbeHelper) finding.Finding {
-	f := finding.Finding{
+	f := finding.Finding{Severity: finding.Pass,
 		Rule:   "cache",
 		ID:     "F29",
 		File:   ProbeFile,
@@ -173,7 +173,7 @@ func runnerTargetFinding(root string, p *pagecache.Probe) (*finding.Finding, err
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	f := &finding.Finding{Rule: "cache", ID: "F29", File: RunnerFile,
+	f := &finding.Finding{Severity: finding.Pass, Rule: "cache", ID: "F29", File: RunnerFile,
 		Raw:    "arena fill reads " + strings.Join(p.FillFiles, ", "),
 		Source: ProbeFile + ": $.arena_fill.files"}
 	lines := strings.Split(string(data), "\n")

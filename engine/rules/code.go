@@ -92,7 +92,7 @@ func literalDivisors(files []*codeFile) []finding.Finding {
 		}
 	}
 	if n == 0 {
-		out = append(out, finding.Finding{Rule: "code", ID: "F19", File: files[0].path, Source: sourceList(files),
+		out = append(out, finding.Finding{Rule: "code", ID: "F19", Severity: finding.Pass, File: files[0].path, Source: sourceList(files),
 			Message: fmt.Sprintf("no literal divisor (other than unit conversions) in %d source files", len(files))})
 	}
 	return out
@@ -170,7 +170,7 @@ func planLiterals(planPath string, files []*codeFile) []finding.Finding {
 		if len(raw) > 0 {
 			msg += "; quoted numbers appear " + strings.Join(raw, "; ")
 		}
-		out = append(out, finding.Finding{Rule: "code", ID: "F20", File: file, Source: sourceList(files),
+		out = append(out, finding.Finding{Severity: finding.Pass, Rule: "code", ID: "F20", File: file, Source: sourceList(files),
 			Raw: strings.Join(raw, "; "), Message: msg})
 	}
 	return out
@@ -232,7 +232,7 @@ func staleStrings(c *Context, files []*codeFile) []finding.Finding {
 				}
 			}
 		}
-		fd := finding.Finding{Rule: "code", ID: "F21", File: files[0].path, Quote: st.Text, Source: "every run's tail and " + sourceList(files)}
+		fd := finding.Finding{Severity: finding.Pass, Rule: "code", ID: "F21", File: files[0].path, Quote: st.Text, Source: "every run's tail and " + sourceList(files)}
 		switch {
 		case len(inTails) > 0:
 			fd.Severity = finding.Fail
@@ -344,7 +344,7 @@ func hardCodedMirrors(files []*codeFile) []finding.Finding {
 			for _, l := range lits {
 				lines = append(lines, fmt.Sprintf("L%d", l))
 			}
-			fd := finding.Finding{Rule: "code", ID: "F23", File: f.path, Line: lits[0],
+			fd := finding.Finding{Severity: finding.Pass, Rule: "code", ID: "F23", File: f.path, Line: lits[0],
 				Quote: strings.TrimSpace(f.lines[lits[0]-1]), Raw: "literal " + lit + " at " + strings.Join(lines, ", "),
 				Source: strings.Join(mirror, "; ")}
 			if asserted != "" {
@@ -361,7 +361,7 @@ func hardCodedMirrors(files []*codeFile) []finding.Finding {
 			if asserted != "" {
 				msg += "; " + asserted + " asserts the plan's need equals the measured one"
 			}
-			out = append(out, finding.Finding{Rule: "code", ID: "F23", File: f.path, Quote: strings.Join(names, ", "), Source: f.path, Message: msg})
+			out = append(out, finding.Finding{Severity: finding.Pass, Rule: "code", ID: "F23", File: f.path, Quote: strings.Join(names, ", "), Source: f.path, Message: msg})
 		}
 	}
 	if checked == 0 {

@@ -70,7 +70,7 @@ func checkCompareRate(c *Context) ([]finding.Finding, error) {
 	}
 	out = append(out, claimsDivisors(c)...)
 	if len(out) == 0 {
-		out = append(out, finding.Finding{Rule: "compare.rate", ID: "F19", File: archive.ResultsFile,
+		out = append(out, finding.Finding{Severity: finding.Pass, Rule: "compare.rate", ID: "F19", File: archive.ResultsFile,
 			Message: "no per-token rate among the llama_cpp_* fields: whole-run amounts are not divided by a token count"})
 	}
 	return out, nil
@@ -127,7 +127,7 @@ func walkExpr(e *claims.Expr, f func(*claims.Expr)) {
 // runner derives it, and what its amount covers in the run it comes from.
 func checkRateField(c *Context, side string, f archive.Field, nTok, per string, src *codeFile, planLines []string) finding.Finding {
 	s := c.Snap
-	fd := finding.Finding{Rule: "compare.rate", File: archive.ResultsFile, Line: f.Line,
+	fd := finding.Finding{Severity: finding.Pass, Rule: "compare.rate", File: archive.ResultsFile, Line: f.Line,
 		Quote: fmt.Sprintf("%s = %s", f.Path, fieldText(f)), Source: f.Path}
 	if f.Null {
 		fd.Quote = f.Path + " = null"

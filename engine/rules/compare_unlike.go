@@ -55,7 +55,7 @@ func checkCompareUnlike(c *Context) ([]finding.Finding, error) {
 		out = append(out, checkComparison(c, pc, cmp))
 	}
 	if len(out) == 0 {
-		out = append(out, finding.Finding{Rule: "compare.unlike", File: PlanFile, Source: claims.File,
+		out = append(out, finding.Finding{Severity: finding.Pass, Rule: "compare.unlike", File: PlanFile, Source: claims.File,
 			Message: "no claims row compares two runs"})
 	}
 	return out, nil
@@ -65,7 +65,7 @@ func checkCompareUnlike(c *Context) ([]finding.Finding, error) {
 // decoded tokens, and the caveats the row names.
 func checkComparison(c *Context, pc *PlanCheck, cmp comparison) finding.Finding {
 	row := cmp.row
-	fd := finding.Finding{Rule: "compare.unlike", File: PlanFile, Line: cmp.line, Quote: row.Quote,
+	fd := finding.Finding{Severity: finding.Pass, Rule: "compare.unlike", File: PlanFile, Line: cmp.line, Quote: row.Quote,
 		Source: fmt.Sprintf("%s:%d", claims.File, row.Line)}
 	var cfgs []runconf.Config
 	for _, name := range cmp.runs {

@@ -65,7 +65,7 @@ func checkInputArchive(c *Context) ([]finding.Finding, error) {
 		f := readFacts(s, p.Path)
 		archived[p.Path] = f
 		archivedNames = append(archivedNames, p.Path)
-		fd := finding.Finding{Rule: "input.archive", File: p.Path, Quote: "sha256 " + runconf.ShortHash(p.SHA256),
+		fd := finding.Finding{Severity: finding.Pass, Rule: "input.archive", File: p.Path, Quote: "sha256 " + runconf.ShortHash(p.SHA256),
 			Raw: f.describe(), Source: fmt.Sprintf("%s line %d (%s)", archive.ResultsFile, p.Line, p.JSONPath)}
 		switch {
 		case f.Err != nil:
@@ -101,7 +101,7 @@ func checkInputArchive(c *Context) ([]finding.Finding, error) {
 	for _, in := range inputs {
 		read := readFacts(s, in.name)
 		copyName, ok := archivedCopy(in.name, read, archived, archivedNames)
-		fd := finding.Finding{Rule: "input.archive", Quote: runNames(in.runs, 3) + " read " + in.name,
+		fd := finding.Finding{Severity: finding.Pass, Rule: "input.archive", Quote: runNames(in.runs, 3) + " read " + in.name,
 			Raw: "read " + read.describe(), Source: runSources(in.runs)}
 		switch {
 		case read.Err != nil && !strings.HasPrefix(in.name, "/"):
@@ -199,7 +199,7 @@ func checkEcho(r *archive.Run, name string, read fileFacts, archName string, arc
 	if read.Err == nil {
 		echo = longestContainedPrefix(region, string(read.Bytes))
 	}
-	fd := finding.Finding{Rule: "input.archive", File: archive.ResultsFile, Line: r.Line,
+	fd := finding.Finding{Severity: finding.Pass, Rule: "input.archive", File: archive.ResultsFile, Line: r.Line,
 		Quote: "…" + lastRunes(echo, 40), Source: fmt.Sprintf("%s, tail line %d", r.Source, line)}
 	if anyLlama([]*archive.Run{r}) {
 		fd.ID = "F38"

@@ -230,7 +230,7 @@ func firstRuns(c *Context) map[string]string {
 // exactly the first run on each model file.
 func checkColdSet(pc *PlanCheck, cold []string) finding.Finding {
 	set := pc.Table.Sets[ColdSet]
-	f := finding.Finding{Rule: "kld", ID: "F30", File: claims.File, Line: set.Line, Quote: "set " + ColdSet,
+	f := finding.Finding{Severity: finding.Pass, Rule: "kld", ID: "F30", File: claims.File, Line: set.Line, Quote: "set " + ColdSet,
 		Raw: strings.Join(cold, " ")}
 	var want []string
 	var models []string

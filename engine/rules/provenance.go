@@ -167,7 +167,7 @@ func provenanceOrder(s *archive.Snapshot) []finding.Finding {
 			fmt.Sprintf("generated_at_utc %s is not after the runner's mtime %s", s.GeneratedAt.Text, runner.text))
 	}
 	if ok {
-		out = append(out, finding.Finding{Rule: "provenance", ID: "F40", File: archive.MtimesFile, Quote: "mtimes",
+		out = append(out, finding.Finding{Severity: finding.Pass, Rule: "provenance", ID: "F40", File: archive.MtimesFile, Quote: "mtimes",
 			Raw: order, Source: archive.MtimesFile + ", " + archive.ResultsFile,
 			Message: "mtimes in build → runner edit → JSON order: " + order})
 	}
@@ -187,7 +187,7 @@ func provenanceOrder(s *archive.Snapshot) []finding.Finding {
 		}
 	}
 	window := end.Sub(start).Seconds()
-	fd := finding.Finding{Rule: "provenance", ID: "F40", File: archive.ResultsFile,
+	fd := finding.Finding{Severity: finding.Pass, Rule: "provenance", ID: "F40", File: archive.ResultsFile,
 		Quote:  fmt.Sprintf("%d re-run runs, duration_s sum %s s", n, num.Format(sum, 2)),
 		Raw:    fmt.Sprintf("window %s s (runner %s → generated_at_utc %s)", num.Format(window, 2), short(runner.text), s.GeneratedAt.Text),
 		Source: archive.ResultsFile + ": runs[].duration_s"}
