@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -41,7 +41,7 @@ func TestRunExitCodes(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	run(&stdout, &stderr, []string{"-list"})
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	names := rules.Names()
+	names := audit.Names()
 	if len(lines) != len(names) {
 		t.Fatalf("-list printed %d lines; want %d (one per rule)\n%s", len(lines), len(names), stdout.String())
 	}
