@@ -1,9 +1,10 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -42,11 +43,18 @@ func checkCompareRate(c *Context) ([]finding.Finding, error) {
 	if s == nil {
 		return nil, fmt.Errorf("compare.rate: no snapshot")
 	}
-	runner := s.Provenance.File(RunnerRole)
+	var cfg struct {
+		RunnerSource string `json:"runner_source"`
+	}
+	if s.Spec != nil {
+		if _, err := s.Spec.Rule("compare.rate", &cfg); err != nil {
+			return nil, err
+		}
+	}
 	var src *codeFile
-	if runner != nil {
-		f, err := readCode(s, runner.Path)
-		if err != nil && !os.IsNotExist(err) {
+	if cfg.RunnerSource != "" {
+		f, err := readCode(s, cfg.RunnerSource)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
 		src = f

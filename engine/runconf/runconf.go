@@ -11,20 +11,22 @@
 // late 2025) applies the model's chat template; llama-completion and the
 // strata engine read raw text. Where a value is not on the command line its
 // text says which default applies.
+//
+// Everything else a run set — a value flag the grammar does not name
+// (strata's --moce), the model, the context size, a flag it does not know,
+// an environment variable — is kept as a Setting, so that a comparison
+// compares every field it has.
 package runconf
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/archive"
-	"github.com/strataspec/strataspec/engine/num"
-	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -55,6 +57,30 @@ type Config struct {
 	// Files are the files the command line names as inputs (-f, --file,
 	// and strata's --prompt-file / --tokens), as written.
 	Files []string
+
+	// Settings are the run's other settings, sorted by name: value flags
+	// by their name ("model", "ctx", or the flag as written, "--moce"),
+	// unknown flags without a value ("--kld" = "set"), positional
+	// arguments ("argument 1") and, when the run recorded its
+	// environment, every variable ("env NAME").
+	Settings []Setting
+	// EnvRecorded is false for a run whose environment was not recorded
+	// (carried over): its "env …" settings are unknown, not absent.
+	EnvRecorded bool
+}
+
+// Setting is one named setting of a run.
+type Setting struct {
+	Name, Value string
+}
+
+// Setting returns the value of the named setting and whether the run has it.
+func (c Config) Setting(name string) (string, bool) {
+	i := sort.Search(len(c.Settings), func(i int) bool { return c.Settings[i].Name >= name })
+	if i < len(c.Settings) && c.Settings[i].Name == name {
+		return c.Settings[i].Value, true
+	}
+	return "", false
 }
 
 // Fields returns the field names, in the order Diff reports them.
@@ -98,7 +124,10 @@ type Difference struct {
 // String formats d as "field: a vs b".
 func (d Difference) String() string { return fmt.Sprintf("%s: %s vs %s", d.Field, d.A, d.B) }
 
-// Diff returns the fields on which a and b differ, in the order of Fields().
+// Diff returns the fields on which a and b differ, in the order of
+// Fields(), then the settings on which they differ, by name. A setting one
+// run lacks is "not set"; environment variables are compared only when
+// both runs recorded their environment.
 func Diff(a, b Config) []Difference {
 	var out []Difference
 	for _, f := range Fields() {
@@ -106,6 +135,45 @@ func Diff(a, b Config) []Difference {
 			out = append(out, Difference{f, x, y})
 		}
 	}
+	for _, name := range SettingNames(a, b) {
+		if strings.HasPrefix(name, EnvPrefix) && !(a.EnvRecorded && b.EnvRecorded) {
+			continue
+		}
+		x, xok := a.Setting(name)
+		y, yok := b.Setting(name)
+		if !xok {
+			x = NotSet
+		}
+		if !yok {
+			y = NotSet
+		}
+		if x != y {
+			out = append(out, Difference{name, x, y})
+		}
+	}
+	return out
+}
+
+// EnvPrefix starts the name of a setting that is an environment variable.
+const EnvPrefix = "env "
+
+// NotSet is the value Diff gives a setting a run does not have.
+const NotSet = "not set"
+
+// SettingNames returns the names of the settings of any of cs, sorted,
+// without the environment of a run that did not record it.
+func SettingNames(cs ...Config) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range cs {
+		for _, s := range c.Settings {
+			if !seen[s.Name] {
+				seen[s.Name] = true
+				out = append(out, s.Name)
+			}
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -126,13 +194,18 @@ var valueFlags = map[string]string{
 // Flags that change a run but take no value and are not the mode.
 var boolFlags = map[string]bool{"--ignore-eos": true, "-st": true, "--single-turn": true, "-cmoe": true, "--cpu-moe": true, "-fa": true}
 
+// Describe says what a file named on a command line holds, as a finding
+// prints it: "(1,600 bytes, sha256 12cd05aa8276…)", or why it was not read.
+type Describe func(recorded string) string
+
 // Of reads the configuration of run r. ms is the run's parsed tail (nil
-// when there is none). Files named on the command line are hashed through
-// snap.Path; a file that cannot be read is named with the error instead of
-// a hash.
-func Of(snap *archive.Snapshot, r *archive.Run, ms *tail.Metrics) Config {
+// when there is none). describe tells what a file named on the command
+// line holds (nil: files are named without their content); the caller
+// reads files, runconf never does.
+func Of(r *archive.Run, ms *tail.Metrics, describe Describe) Config {
 	c := Config{Run: r.Name}
 	vals := map[string]string{}
+	settings := map[string]string{}
 	var flags []string
 	mode := ""
 	args := r.Cmd
@@ -140,6 +213,7 @@ func Of(snap *archive.Snapshot, r *archive.Run, ms *tail.Metrics) Config {
 		c.Binary = path.Base(strings.ReplaceAll(args[0], "\\", "/"))
 		args = args[1:]
 	}
+	positional := 0
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		key, eq := a, ""
@@ -156,6 +230,9 @@ func Of(snap *archive.Snapshot, r *archive.Run, ms *tail.Metrics) Config {
 				c.Files = append(c.Files, v)
 			}
 			vals[name] = v
+			if !namedFields[name] {
+				settings[name] = v
+			}
 			continue
 		}
 		switch {
@@ -165,8 +242,33 @@ func Of(snap *archive.Snapshot, r *archive.Run, ms *tail.Metrics) Config {
 			mode = "raw"
 		case boolFlags[a]:
 			flags = append(flags, a)
+		case strings.HasPrefix(a, "-") && len(a) > 1 && !isNumber(a):
+			// A flag the grammar does not know: its value is the next
+			// argument unless that is a flag too.
+			switch {
+			case eq != "":
+				settings[key] = eq
+			case i+1 < len(args) && (!strings.HasPrefix(args[i+1], "-") || isNumber(args[i+1])):
+				i++
+				settings[key] = args[i]
+			default:
+				settings[key] = "set"
+			}
+		default:
+			positional++
+			settings[fmt.Sprintf("argument %d", positional)] = a
 		}
 	}
+	if r.Env != nil {
+		c.EnvRecorded = true
+		for k, v := range r.Env {
+			settings[EnvPrefix+k] = v
+		}
+	}
+	for k, v := range settings {
+		c.Settings = append(c.Settings, Setting{k, v})
+	}
+	sort.Slice(c.Settings, func(i, j int) bool { return c.Settings[i].Name < c.Settings[j].Name })
 	switch {
 	case mode == "chat" || mode == "" && c.Binary == "llama-cli":
 		c.Mode = "chat (template applied)"
@@ -180,8 +282,10 @@ func Of(snap *archive.Snapshot, r *archive.Run, ms *tail.Metrics) Config {
 	sort.Strings(flags)
 	c.Flags = orDefault(strings.Join(flags, " "), "none")
 	switch {
+	case vals["file"] != "" && describe != nil:
+		c.Prompt = vals["file"] + " " + describe(vals["file"])
 	case vals["file"] != "":
-		c.Prompt = vals["file"] + " " + hashFile(snap, vals["file"])
+		c.Prompt = vals["file"]
 	case vals["prompt"] != "":
 		c.Prompt = fmt.Sprintf("inline %q", clip(vals["prompt"], 40))
 	default:
@@ -250,20 +354,25 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// hashFile returns "(N bytes, sha256 abcdef012345…)" for a file the run
-// named, read through snap.Path, or the read error.
-func hashFile(snap *archive.Snapshot, name string) string {
-	if snap == nil {
-		return "(not read)"
+// namedFields are the value flags Config has a field for; every other
+// value flag is a Setting.
+var namedFields = map[string]bool{"threads": true, "batch": true, "ubatch": true, "n_predict": true, "file": true, "prompt": true}
+
+func isNumber(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
 	}
-	b, err := snap.ReadFile(name)
-	if errors.Is(err, snapfs.ErrOutside) {
-		return "(outside the snapshot: not read)"
+	dot := false
+	for _, c := range s {
+		switch {
+		case c == '.' && !dot:
+			dot = true
+		case c < '0' || c > '9':
+			return false
+		}
 	}
-	if err != nil {
-		return "(unreadable: " + err.Error() + ")"
-	}
-	return fmt.Sprintf("(%s bytes, sha256 %s)", num.Format(float64(len(b)), 0), ShortHash(SHA256(b)))
+	return true
 }
 
 // SHA256 returns the hex sha256 of b.

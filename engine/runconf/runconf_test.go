@@ -1,35 +1,23 @@
 package runconf
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
-	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/num"
-	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
-func snapshot(t *testing.T) *archive.Snapshot {
-	t.Helper()
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "machine", "tmp"), 0o755); err != nil {
-		t.Fatal(err)
+// describe stands for the facts reader that reads the files a command
+// line names: /tmp/p.txt holds "hello", nothing else is in the snapshot.
+func describe(name string) string {
+	if name == "/tmp/p.txt" {
+		return "(5 bytes, sha256 " + ShortHash(SHA256([]byte("hello"))) + ")"
 	}
-	if err := os.WriteFile(filepath.Join(root, "machine", "tmp", "p.txt"), []byte("hello"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := snapfs.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fsys.Close() })
-	return &archive.Snapshot{Root: root, FS: fsys, Spec: &checkout.Spec{Machine: "machine"}}
+	return "(not in the snapshot)"
 }
 
 const (
@@ -40,7 +28,6 @@ const (
 )
 
 func TestOf(t *testing.T) {
-	s := snapshot(t)
 	helloHash := "/tmp/p.txt (5 bytes, sha256 2cf24dba5fb0…)"
 	tests := []struct {
 		name string
@@ -50,7 +37,7 @@ func TestOf(t *testing.T) {
 	}{
 		{"llama-cli chat", []string{"/x/llama-cli", "-m", "m.gguf", "-f", "/tmp/p.txt", "-n", "64", "-b", "1024", "-ub", "1024", "-st"}, cliTail,
 			Config{Binary: "llama-cli", Mode: "chat (template applied)", Threads: "default (not set)", Prompt: helloHash,
-				Batch: "1024", UBatch: "1024", NPredict: "64", Flags: "-st",
+				Batch: "1024", UBatch: "1024", NPredict: "64", Flags: "-st", Settings: []Setting{{"model", "m.gguf"}},
 				PromptTokens: "not printed (llama-cli; the chat template adds tokens)",
 				Decoded:      "not printed (Generation 1.4 t/s, at most -n 64)", DecodedSome: true, Files: []string{"/tmp/p.txt"}}},
 		{"llama-completion decoded nothing", []string{"llama-completion", "-f", "/tmp/p.txt", "-ub", "1024", "-no-cnv", "-t", "8"}, completionTail,
@@ -62,7 +49,7 @@ func TestOf(t *testing.T) {
 				Batch: "default (not set)", UBatch: "default (not set)", NPredict: "default (not set)", Flags: "--ignore-eos",
 				PromptTokens: "not printed", Decoded: "22", DecodedKnown: true, DecodedN: 22, DecodedSome: true, Files: []string{"/tmp/p.txt"}}},
 		{"missing file, trailing flag", []string{"llama-completion", "-f", "/tmp/none.txt", "-t"}, "",
-			Config{Binary: "llama-completion", Mode: "raw text", Threads: "default (not set)",
+			Config{Binary: "llama-completion", Mode: "raw text", Threads: "default (not set)", Prompt: "/tmp/none.txt (not in the snapshot)",
 				Batch: "default (not set)", UBatch: "default (not set)", NPredict: "default (not set)", Flags: "none",
 				PromptTokens: "not printed", Decoded: "not printed", Files: []string{"/tmp/none.txt"}}},
 		{"empty argv", nil, "", Config{Mode: "raw text", Threads: "default (not set)", Prompt: "none on the command line",
@@ -71,11 +58,8 @@ func TestOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Of(s, &archive.Run{Name: "r", Cmd: tt.cmd}, llamacpp.Parse("t", tt.tail))
+			got := Of(&archive.Run{Name: "r", Cmd: tt.cmd}, llamacpp.Parse("t", tt.tail), describe)
 			tt.want.Run = "r"
-			if strings.HasPrefix(got.Prompt, "/tmp/none.txt (unreadable") {
-				got.Prompt = ""
-			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Of(%q) =\n%+v\nwant\n%+v", tt.cmd, got, tt.want)
 			}
@@ -84,13 +68,12 @@ func TestOf(t *testing.T) {
 }
 
 func TestDiffThreadsAlone(t *testing.T) {
-	s := snapshot(t)
 	cmd := []string{"llama-completion", "-f", "/tmp/p.txt", "-ub", "1024", "-no-cnv", "-t", "8"}
 	other := append([]string(nil), cmd...)
 	other[len(other)-1] = "4"
 	ms := llamacpp.Parse("t", decodeTail)
-	a := Of(s, &archive.Run{Name: "a", Cmd: cmd}, ms)
-	b := Of(s, &archive.Run{Name: "b", Cmd: other}, ms)
+	a := Of(&archive.Run{Name: "a", Cmd: cmd}, ms, describe)
+	b := Of(&archive.Run{Name: "b", Cmd: other}, ms, describe)
 	got := Diff(a, b)
 	want := []Difference{{"threads", "8", "4"}}
 	if !reflect.DeepEqual(got, want) {
@@ -104,9 +87,41 @@ func TestDiffThreadsAlone(t *testing.T) {
 func TestOfStrata(t *testing.T) {
 	ms := &tail.Metrics{}
 	ms.Add(tail.Metric{Name: "decode_tokens", Num: mustNum(t, "64")})
-	c := Of(nil, &archive.Run{Name: "s", Cmd: []string{"build/strata_window_cli", "--prompt-file", "data/p.txt"}}, ms)
-	if c.Decoded != "64" || !c.DecodedSome || c.Prompt != "data/p.txt (not read)" || c.Mode != "raw text" {
-		t.Errorf("Of(strata) = %+v; want 64 decoded, raw text, data/p.txt (not read)", c)
+	c := Of(&archive.Run{Name: "s", Cmd: []string{"build/strata_window_cli", "--prompt-file", "data/p.txt"}}, ms, nil)
+	if c.Decoded != "64" || !c.DecodedSome || c.Prompt != "data/p.txt" || c.Mode != "raw text" {
+		t.Errorf("Of(strata) = %+v; want 64 decoded, raw text, data/p.txt", c)
+	}
+}
+
+// Every setting the grammar does not name is kept and compared: unknown
+// value flags, flags without a value, positional arguments, negative
+// numbers as values, the environment when both runs recorded it.
+func TestSettings(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b archive.Run
+		want []Difference
+	}{
+		{"strata --moce", archive.Run{Cmd: []string{"strata_window_cli", "--model", "a.gguf", "--k", "256", "--moce", "0", "--kld"}},
+			archive.Run{Cmd: []string{"strata_window_cli", "--model", "a.gguf", "--k", "256", "--moce", "0.85", "--kld"}},
+			[]Difference{{"--moce", "0", "0.85"}}},
+		{"flag with and without a value", archive.Run{Cmd: []string{"x", "--seed", "-1", "--kld"}},
+			archive.Run{Cmd: []string{"x", "--seed", "-2"}},
+			[]Difference{{"--kld", "set", NotSet}, {"--seed", "-1", "-2"}}},
+		{"model, ctx and a positional argument", archive.Run{Cmd: []string{"x", "-m", "a.gguf", "-c", "4096", "in.txt"}},
+			archive.Run{Cmd: []string{"x", "-m", "b.gguf", "--ctx-size=2048", "in.txt"}},
+			[]Difference{{"ctx", "4096", "2048"}, {"model", "a.gguf", "b.gguf"}}},
+		{"environment", archive.Run{Cmd: []string{"x"}, Env: map[string]string{"ARENA_GB": "3.4"}},
+			archive.Run{Cmd: []string{"x"}, Env: map[string]string{"ARENA_GB": "3.0", "EXTRA": "1"}},
+			[]Difference{{"env ARENA_GB", "3.4", "3.0"}, {"env EXTRA", NotSet, "1"}}},
+		{"environment not recorded on one side", archive.Run{Cmd: []string{"x"}, Env: map[string]string{"ARENA_GB": "3.4"}},
+			archive.Run{Cmd: []string{"x"}, CarriedOver: true}, nil},
+	}
+	for _, tt := range tests {
+		a, b := Of(&tt.a, nil, nil), Of(&tt.b, nil, nil)
+		if got := Diff(a, b); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: Diff(%q, %q) = %v; want %v", tt.name, tt.a.Cmd, tt.b.Cmd, got, tt.want)
+		}
 	}
 }
 
@@ -127,7 +142,7 @@ func FuzzOf(f *testing.F) {
 	f.Add("x --threads= -b", decodeTail)
 	f.Fuzz(func(t *testing.T, argv, tailText string) {
 		r := &archive.Run{Name: "r", Cmd: strings.Fields(argv)}
-		c := Of(nil, r, llamacpp.Parse("t", tailText))
+		c := Of(r, llamacpp.Parse("t", tailText), nil)
 		if d := Diff(c, c); d != nil {
 			t.Fatalf("Diff(c, c) = %v", d)
 		}

@@ -1,0 +1,210 @@
+package runs
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/runconf"
+)
+
+// Unlike checks every claim that compares runs (an arrow pair, a ratio, a
+// change): the runs must be alike in every configuration field and
+// setting they have — binary, mode, threads, prompt, batch sizes, token
+// counts, every other flag and environment variable — and every run must
+// decode at least one token, or the row names a caveat the plan states
+// beside the quote. Settings a checkout varies on purpose are declared in
+// its spec.
+//
+// A finding's Check is the row's shape: its sources with the run names
+// dropped ("cli_gen_tok_s ; eval_tok_s", "change(disk0_mb, disk0_mb)"), so
+// that a checkout's spec can give the comparisons of one kind their audit
+// finding id.
+var Unlike = &analysis.Analyzer{
+	Name: "compare.unlike",
+	Doc: "a claim comparing runs (arrow pair, ratio, change) holds only between runs alike in binary, mode, threads, prompt, " +
+		"batch/ubatch, token counts and every other setting, with every run decoding > 0 tokens — or its row names a caveat the plan states beside it",
+	Family: analysis.FamilyRuns,
+	Fix:    "compare runs made alike (same binary, mode, threads, prompt, batch and token counts), or state the difference as a caveat beside the claim and name it in the row",
+	Facts:  []facts.Kind{facts.Snapshot, facts.Spec, facts.Gate, facts.RunConfigs},
+	Run:    runUnlike,
+}
+
+// UnlikeSettings are the rule's settings in the checkout's spec ("rules":
+// {"compare.unlike": {…}}).
+type UnlikeSettings struct {
+	// Vary names the configuration fields or settings ("model", "--moce",
+	// "env ARENA_GB", "threads") the checkout's comparisons vary on
+	// purpose: a difference there is what is compared, not a confound.
+	Vary []string `json:"vary"`
+}
+
+// comparison is one claims row that compares runs, at one place in the plan.
+type comparison struct {
+	row  *claims.Row
+	line int // line of the quote in the plan
+	runs []string
+}
+
+func runUnlike(p *analysis.Pass) (any, error) {
+	spec, err := analysis.Fact(p, facts.Spec)
+	if err != nil {
+		return nil, err
+	}
+	var cfg UnlikeSettings
+	if _, err := spec.Rule(p.Analyzer.Name, &cfg); err != nil {
+		return nil, err
+	}
+	pc, err := analysis.Fact(p, facts.Gate)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := analysis.Fact(p, facts.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	cfgs, err := analysis.Fact(p, facts.RunConfigs)
+	if err != nil {
+		return nil, err
+	}
+	var comps []comparison
+	seen := map[[2]int]bool{}
+	for _, b := range pc.Result.Bindings {
+		if b.Status == claims.Stale {
+			continue
+		}
+		runs := b.Row.Runs()
+		key := [2]int{b.Row.Line, b.Token.Line}
+		if len(runs) < 2 || seen[key] {
+			continue
+		}
+		seen[key] = true
+		comps = append(comps, comparison{row: b.Row, line: b.Token.Line, runs: runs})
+	}
+	sort.SliceStable(comps, func(i, j int) bool { return comps[i].line < comps[j].line })
+	for _, cmp := range comps {
+		fd := finding.Finding{Severity: finding.Pass, Check: Shape(cmp.row), File: pc.Doc.File, Line: cmp.line, Quote: cmp.row.Quote,
+			Source: fmt.Sprintf("%s:%d", pc.Table.File, cmp.row.Line), ID: cmp.row.ID}
+		var cs []runconf.Config
+		for _, name := range cmp.runs {
+			if snap.Run(name) == nil {
+				fd.Severity = finding.Fail
+				fd.Message = fmt.Sprintf("%s compares run %s, which is not in the archive", cmp.row.Quote, name)
+				break
+			}
+			cs = append(cs, cfgs[name])
+		}
+		if fd.Severity == finding.Pass {
+			compare(&fd, pc, cmp, cs, cfg.Vary)
+		}
+		p.Report(fd)
+	}
+	if len(comps) == 0 {
+		p.Report(finding.Finding{Severity: finding.Pass, Check: "none", File: pc.Doc.File, Source: pc.Table.File,
+			Message: "no claims row compares two runs"})
+	}
+	return nil, nil
+}
+
+// compare fills fd for one comparison row: the runs' configurations and
+// decoded tokens, and the caveats the row names.
+func compare(fd *finding.Finding, pc *facts.PlanCheck, cmp comparison, cs []runconf.Config, vary []string) {
+	row := cmp.row
+	var nothing, diffs, varied []string
+	for _, c := range cs {
+		if c.DecodedKnown && c.DecodedN == 0 {
+			nothing = append(nothing, fmt.Sprintf("%s decoded nothing %s", c.Run, strings.TrimPrefix(c.Decoded, "0 ")))
+		}
+	}
+	for _, c := range cs[1:] {
+		for _, d := range runconf.Diff(cs[0], c) {
+			line := fmt.Sprintf("%s: %s (%s) vs %s (%s)", d.Field, d.A, cs[0].Run, d.B, c.Run)
+			switch {
+			case d.Field == "decoded_tokens" && len(nothing) > 0:
+				// reported as "decoded nothing"
+			case slices.Contains(vary, d.Field):
+				varied = append(varied, line)
+			default:
+				diffs = append(diffs, line)
+			}
+		}
+	}
+	fd.Raw = strings.Join(cmp.runs, " vs ")
+	purpose := ""
+	if len(varied) > 0 {
+		purpose = fmt.Sprintf("; they differ on purpose (the spec's vary) in %s", strings.Join(varied, "; "))
+	}
+	if len(diffs) == 0 && len(nothing) == 0 {
+		var same []string
+		for _, f := range append(runconf.Fields(), runconf.SettingNames(cs...)...) {
+			if !slices.Contains(vary, f) && (!strings.HasPrefix(f, runconf.EnvPrefix) || allEnv(cs)) {
+				same = append(same, f)
+			}
+		}
+		fd.Message = fmt.Sprintf("%s compares like with like: %s match on %s%s", row.Quote, fd.Raw, strings.Join(same, ", "), purpose)
+		return
+	}
+	problems := strings.Join(append(nothing, diffs...), "; ")
+
+	// Caveats: every one the row names must be stated beside the quote.
+	var stated, missing []string
+	for _, id := range row.Caveats {
+		if _, ok := pc.Doc.Caveat(id, row.Place); ok {
+			stated = append(stated, id)
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	switch {
+	case len(row.Caveats) > 0 && len(missing) == 0:
+		fd.Message = fmt.Sprintf("%s is not like for like (%s); the plan states caveat %s beside it%s",
+			row.Quote, problems, strings.Join(stated, ", "), purpose)
+	case len(missing) > 0:
+		fd.Severity = finding.Fail
+		fd.Message = fmt.Sprintf("%s is not like for like: %s; the row names caveat %s, which %s does not state in %s%s",
+			row.Quote, problems, strings.Join(missing, ", "), pc.Doc.File, row.Place, purpose)
+	default:
+		fd.Severity = finding.Fail
+		fd.Message = fmt.Sprintf("%s is not like for like: %s; no caveat is stated%s", row.Quote, problems, purpose)
+	}
+}
+
+// allEnv reports whether every run recorded its environment, so that its
+// variables were compared.
+func allEnv(cs []runconf.Config) bool {
+	for _, c := range cs {
+		if !c.EnvRecorded {
+			return false
+		}
+	}
+	return true
+}
+
+// Shape returns a claims row's sources with the run names dropped: what
+// kind of comparison the row makes, whichever runs it names.
+func Shape(row *claims.Row) string {
+	var parts []string
+	for _, e := range row.Sources {
+		parts = append(parts, shape(e))
+	}
+	return strings.Join(parts, " ; ")
+}
+
+func shape(e *claims.Expr) string {
+	switch e.Op {
+	case claims.OpMetric:
+		return e.Metric
+	case claims.OpCall:
+		var args []string
+		for _, a := range e.Args {
+			args = append(args, shape(a))
+		}
+		return e.Name + "(" + strings.Join(args, ", ") + ")"
+	}
+	return e.String()
+}
