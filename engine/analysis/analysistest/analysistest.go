@@ -1,0 +1,50 @@
+// Package analysistest runs analyzers over snapshots in tests: load a
+// snapshot (a fixture, or a damaged copy from engine/snaptest), run one
+// analyzer with its requirements, and return its findings. It is imported
+// only from _test.go files.
+package analysistest
+
+import (
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/finding"
+)
+
+// Run loads the snapshot at root and runs a over it. A snapshot that does
+// not load fails the test; the analyzer's own error is returned, and so is
+// the reason it did not apply ("" when it did).
+func Run(t testing.TB, root string, a *analysis.Analyzer) (fs []finding.Finding, notApplied string, err error) {
+	t.Helper()
+	snap, err := archive.Load(root)
+	if err != nil {
+		t.Fatalf("analysistest: loading %s: %v", root, err)
+	}
+	res, err := analysis.Run(facts.New(snap), []*analysis.Analyzer{a})
+	if err != nil {
+		return nil, "", err
+	}
+	for _, r := range res {
+		if r.Analyzer == a {
+			return r.Findings, r.NotApplied, nil
+		}
+	}
+	t.Fatalf("analysistest: analyzer %s did not run", a.Name)
+	return nil, "", nil
+}
+
+// Findings runs a over the snapshot at root and returns its findings,
+// failing the test when the analyzer errs or does not apply.
+func Findings(t testing.TB, root string, a *analysis.Analyzer) []finding.Finding {
+	t.Helper()
+	fs, na, err := Run(t, root, a)
+	if err != nil {
+		t.Fatalf("%s over %s: %v", a.Name, root, err)
+	}
+	if na != "" {
+		t.Fatalf("%s over %s did not apply: %s", a.Name, root, na)
+	}
+	return fs
+}
