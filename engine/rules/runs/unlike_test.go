@@ -98,4 +98,3 @@ func TestUnlikeBadSettings(t *testing.T) {
 	require.True(t, strings.HasPrefix(err.Error(), "strataspec.json:"), err.Error())
 	require.Contains(t, err.Error(), `unknown field "varies"`)
 }
-
