@@ -68,7 +68,7 @@ func ParseRun(r *archive.Run) *tail.Metrics {
 // input stops the audit with an error (exit 2 in tools/audit).
 func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 	var all []finding.Finding
-	var names []string
+	var infos []report.RuleInfo
 	for _, r := range rs {
 		fs, err := r.Check(ctx)
 		if err != nil {
@@ -83,9 +83,13 @@ func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 			}
 		}
 		all = append(all, fs...)
-		names = append(names, r.Name)
+		info := report.RuleInfo{Name: r.Name, Doc: r.Doc, Applied: len(fs) > 0}
+		if !info.Applied {
+			info.Reason = "no findings: nothing in the snapshot for it to check"
+		}
+		infos = append(infos, info)
 	}
-	return report.New(ctx.Snap.Root, names, all), nil
+	return report.NewWithRules(ctx.Snap.Root, infos, all), nil
 }
 
 // RuleError is a rule's failure to read its input. Its message leads with
