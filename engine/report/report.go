@@ -78,14 +78,14 @@ func New(root string, ruleNames []string, findings []finding.Finding) *Report {
 	}
 	infos := make([]RuleInfo, 0, len(ruleNames))
 	for _, n := range ruleNames {
-		ri := RuleInfo{Name: n, Applied: has[n]}
-		if !ri.Applied {
-			ri.Reason = "no findings: nothing in the snapshot for it to check"
-		}
-		infos = append(infos, ri)
+		infos = append(infos, RuleInfo{Name: n, Applied: has[n]})
 	}
 	return NewWithRules(root, infos, findings)
 }
+
+// NoFindingsReason is the reason given for a rule that did not apply and
+// did not say why.
+const NoFindingsReason = "no findings: nothing in the snapshot for it to check"
 
 // NewWithRules builds a report from the findings of the described rules.
 func NewWithRules(root string, rules []RuleInfo, findings []finding.Finding) *Report {
@@ -100,6 +100,9 @@ func NewWithRules(root string, rules []RuleInfo, findings []finding.Finding) *Re
 			ri.Family = Family(ri.Name)
 		}
 		r.Summary.Rules = append(r.Summary.Rules, ri.Name)
+		if !ri.Applied && ri.Reason == "" {
+			ri.Reason = NoFindingsReason
+		}
 		if !ri.Applied {
 			r.Summary.NotApplied = append(r.Summary.NotApplied, NotApplied{Name: ri.Name, Reason: ri.Reason})
 		}

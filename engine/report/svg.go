@@ -101,7 +101,7 @@ func rangeSVG(p *finding.Plot) string {
 	s := newScale(vals)
 	n := len(p.Points)
 	plotH := chartTop + n*chartRowH
-	h := plotH + chartAxisH + chartRowH
+	h := plotH + chartAxisH + chartRowH + 4
 	var b strings.Builder
 	svgOpen(&b, h, "range of "+p.Unit)
 	if len(p.Quoted) == 2 {
@@ -121,12 +121,12 @@ func rangeSVG(p *finding.Plot) string {
 	}
 	if len(raw) > 0 {
 		lo, hi := minMax(raw)
-		y := float64(plotH + 4)
+		y := float64(plotH + 8)
 		fmt.Fprintf(&b, `<line class="raw" x1="%s" y1="%s" x2="%s" y2="%s"><title>raw %s–%s %s</title></line>`,
 			f1(s.x(lo)), f1(y), f1(s.x(hi)), f1(y), val(lo), val(hi), esc(p.Unit))
 		fmt.Fprintf(&b, `<text class="lbl" x="%d" y="%s" text-anchor="end">raw range %s–%s</text>`, chartLabelW-6, f1(y+3), val(lo), val(hi))
 	}
-	svgAxis(&b, s, float64(plotH+chartRowH))
+	svgAxis(&b, s, float64(plotH+chartRowH+6))
 	b.WriteString(`</svg>`)
 	return b.String()
 }
