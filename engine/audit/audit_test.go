@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules"
 )
@@ -29,6 +30,7 @@ func TestParseRunDispatch(t *testing.T) {
 		{"llama-cli", "load_ms", "kld_mean"}, // KL statistics belong to llama-perplexity only
 	} {
 		r := &archive.Run{Name: "x", Cmd: []string{tt.argv0}, Source: "r.json: runs[0].output_tail", Tail: perplexityTail}
+		r.Parser, _ = checkout.Default().ParserFor(tt.argv0)
 		if !IsLlamaCpp(r) {
 			t.Fatalf("IsLlamaCpp(%q) = false; want true", tt.argv0)
 		}
@@ -117,7 +119,7 @@ func TestRunRuleInfo(t *testing.T) {
 	if len(rep.Rules) != 2 || rep.Rules[0].Doc != "checks something" || !rep.Rules[0].Applied || rep.Rules[1].Applied {
 		t.Errorf("Run: rules %+v; want some applied with its doc, none not applied", rep.Rules)
 	}
-	if na := rep.Summary.NotApplied; len(na) != 1 || na[0].Name != "none" || na[0].Reason == "" {
+	if na := rep.Summary.NotApplied; len(na) != 1 || na[0].Rule != "none" || na[0].Reason == "" {
 		t.Errorf("Run: not applied %+v; want rule none with a reason", na)
 	}
 }

@@ -88,7 +88,7 @@ func (r *Report) digest() digest {
 		all = append(all, g.Entries...)
 	}
 	all = append(all, d.Warns...)
-	d.Fixes = fixLines(all)
+	d.Fixes = r.fixLines(all)
 	counts := map[string]int{}
 	for _, f := range r.Findings {
 		if f.Severity == finding.Pass {
@@ -125,12 +125,12 @@ func boolKeys(m map[string]int) map[string]bool {
 
 // fixLines returns each distinct fix once, with the ids (or, for findings
 // without one, the rules) of the findings it fixes.
-func fixLines(es []entry) []fixLine {
+func (r *Report) fixLines(es []entry) []fixLine {
 	defaults := defaultFixes()
 	var out []fixLine
 	index := map[string]int{}
 	for _, e := range es {
-		fix := fixOf(e.Finding, defaults)
+		fix := r.fixOf(e.Finding, defaults)
 		if fix == "" {
 			continue
 		}

@@ -6,38 +6,56 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
-// Rule families, in the order a report lists their fails.
+// Rule families: the ids the analyzer registry gives (analysis.Family*),
+// in the order a report lists their fails.
 const (
-	FamilyComparisons = "comparisons"
-	FamilyInputs      = "inputs and provenance"
-	FamilyInvariants  = "invariants"
-	FamilyCache       = "page cache"
-	FamilyTFKLD       = "TF and KLD"
-	FamilyCode        = "code"
-	FamilyPlan        = "plan"
-	FamilyOther       = "other"
+	FamilyRuns       = "runs"       // comparisons and the runner's own tables
+	FamilyInputs     = "inputs"     // inputs and provenance
+	FamilyInvariants = "invariants" // parity, arena, scratch, self-test, memory
+	FamilyCache      = "cache"      // page cache
+	FamilyTFKLD      = "tf-kld"     // teacher forcing and KLD
+	FamilyCode       = "code"       // literals in the sources
+	FamilyPlan       = "plan"       // the plan gate
+	FamilyOther      = "other"      // a rule no family claims
 )
 
 // familyOrder is the order of the family groups in a report.
 func familyOrder() []string {
-	return []string{FamilyComparisons, FamilyInputs, FamilyInvariants, FamilyCache, FamilyTFKLD, FamilyCode, FamilyPlan, FamilyOther}
+	return []string{FamilyRuns, FamilyInputs, FamilyInvariants, FamilyCache, FamilyTFKLD, FamilyCode, FamilyPlan, FamilyOther}
 }
 
-// Family returns the family of a rule from its name: plan.* is "plan",
-// compare.* "comparisons", input.* and provenance "inputs and provenance",
-// the engine's invariants and the runner's own numbers (parity, arena,
-// scratch, selftest, memory, summary, derive) "invariants", cache "page
-// cache", tf and kld "TF and KLD", code "code"; any other rule "other".
+// familyTitle is the heading of a family in a report; an id the report
+// does not know is its own heading.
+func familyTitle(id string) string {
+	switch id {
+	case FamilyRuns:
+		return "comparisons and runs"
+	case FamilyInputs:
+		return "inputs and provenance"
+	case FamilyCache:
+		return "page cache"
+	case FamilyTFKLD:
+		return "TF and KLD"
+	}
+	return id
+}
+
+// Family returns the family of a rule from its name, for rules whose
+// metadata names none: plan.* is FamilyPlan; compare.*, runs.* and the
+// runner's own tables (summary, derive) FamilyRuns; input.* and provenance
+// FamilyInputs; the engine's invariants (parity, arena, scratch, selftest,
+// memory) FamilyInvariants; cache FamilyCache; tf and kld FamilyTFKLD;
+// code FamilyCode; any other rule FamilyOther.
 func Family(rule string) string {
 	head, _, _ := strings.Cut(rule, ".")
 	switch head {
 	case "plan":
 		return FamilyPlan
-	case "compare":
-		return FamilyComparisons
+	case "compare", "runs", "summary", "derive":
+		return FamilyRuns
 	case "input", "provenance":
 		return FamilyInputs
-	case "parity", "arena", "scratch", "selftest", "memory", "summary", "derive":
+	case "parity", "arena", "scratch", "selftest", "memory":
 		return FamilyInvariants
 	case "cache":
 		return FamilyCache
@@ -85,10 +103,14 @@ func defaultFixes() map[string]string {
 }
 
 // fixOf returns the fix a report prints for a finding: its own, or its
-// rule's default, or "" for none.
-func fixOf(f finding.Finding, defaults map[string]string) string {
+// rule's (from the rule's metadata, else the report's table), or "" for
+// none.
+func (r *Report) fixOf(f finding.Finding, defaults map[string]string) string {
 	if f.Fix != "" {
 		return f.Fix
+	}
+	if fix := r.rule(f.Rule).Fix; fix != "" {
+		return fix
 	}
 	return defaults[f.Rule]
 }

@@ -47,7 +47,7 @@ func (r *Report) writeHTML(w io.Writer, o Options) error {
 	r.writeCharts(ew)
 	writeSections(ew, d, sections{
 		failsHead: "<h2>Fails</h2>\n",
-		groupHead: func(g group) string { return fmt.Sprintf("<h3>%s (%d)</h3>\n", esc(g.Family), len(g.Entries)) },
+		groupHead: func(g group) string { return fmt.Sprintf("<h3>%s (%d)</h3>\n", esc(familyTitle(g.Family)), len(g.Entries)) },
 		warnsHead: func(n int) string { return fmt.Sprintf("<h2>Warnings (%d)</h2>\n", n) },
 		fixesHead: "<h2>What to fix</h2>\n",
 		listOpen:  "<ul>\n",
@@ -66,7 +66,14 @@ func (r *Report) writeHTML(w io.Writer, o Options) error {
 	if len(d.NotApplied) > 0 {
 		ew.printf("<h2>Did not apply</h2>\n<ul>\n")
 		for _, na := range d.NotApplied {
-			ew.printf("<li><span class=\"rule\">%s</span>: %s</li>\n", esc(na.Name), esc(na.Reason))
+			ew.printf("<li><span class=\"rule\">%s</span>: %s</li>\n", esc(na.Rule), esc(na.Reason))
+		}
+		ew.printf("</ul>\n")
+	}
+	if len(r.Info) > 0 {
+		ew.printf("<h2>Info</h2>\n<p>Inputs kept but used by no rule.</p>\n<ul>\n")
+		for _, i := range r.Info {
+			ew.printf("<li>%s</li>\n", esc(i))
 		}
 		ew.printf("</ul>\n")
 	}

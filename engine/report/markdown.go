@@ -28,7 +28,7 @@ func (r *Report) writeMarkdown(w io.Writer, o Options) error {
 	}
 	writeSections(ew, d, sections{
 		failsHead: "\n## Fails\n",
-		groupHead: func(g group) string { return fmt.Sprintf("\n### %s (%d)\n\n", mdText(g.Family), len(g.Entries)) },
+		groupHead: func(g group) string { return fmt.Sprintf("\n### %s (%d)\n\n", mdText(familyTitle(g.Family)), len(g.Entries)) },
 		warnsHead: func(n int) string { return fmt.Sprintf("\n## Warnings (%d)\n\n", n) },
 		fixesHead: "\n## What to fix\n\n",
 		item:      func(s string) string { return "- " + s + "\n" },
@@ -46,7 +46,13 @@ func (r *Report) writeMarkdown(w io.Writer, o Options) error {
 	if len(d.NotApplied) > 0 {
 		ew.printf("\n## Did not apply\n\n")
 		for _, na := range d.NotApplied {
-			ew.printf("- `%s`: %s\n", mdText(na.Name), mdText(na.Reason))
+			ew.printf("- `%s`: %s\n", mdText(na.Rule), mdText(na.Reason))
+		}
+	}
+	if len(r.Info) > 0 {
+		ew.printf("\n## Info\n\nInputs kept but used by no rule.\n\n")
+		for _, i := range r.Info {
+			ew.printf("- %s\n", mdText(i))
 		}
 	}
 	if len(d.Fixed) > 0 {

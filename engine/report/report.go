@@ -32,8 +32,12 @@ type Report struct {
 	// Previous compares the findings with an earlier report (-previous);
 	// nil when there is none.
 	Previous *Comparison `json:"previous,omitempty"`
+	// Info lists inputs the loader kept but no rule used (unknown keys,
+	// runs without a tail), each once: never a failure.
+	Info []string `json:"info,omitempty"`
 	// Rules describes every rule that was selected, in order: SARIF's rule
-	// table and the "did not apply" list come from it.
+	// table, families, default fixes and the "did not apply" list come
+	// from it.
 	Rules []RuleInfo `json:"-"`
 }
 
@@ -41,16 +45,17 @@ type Report struct {
 type RuleInfo struct {
 	Name   string // rule id, e.g. "plan.unsourced"
 	Doc    string // one line: what the rule checks
-	Family string // e.g. "plan", "comparisons"; "" for Family(Name)
-	// Applied is false for a rule that had nothing to check in the
-	// snapshot; Reason says why.
+	Family string // family id (Family* constants); "" for Family(Name)
+	Fix    string // default "what to fix" for its findings; "" for the report's table
+	// Applied is false for a rule whose input the snapshot lacks; Reason
+	// says why.
 	Applied bool
 	Reason  string
 }
 
-// NotApplied is a rule that had nothing to check, with the reason.
+// NotApplied is a rule that did not apply to the snapshot, and why.
 type NotApplied struct {
-	Name   string `json:"name"`
+	Rule   string `json:"rule"`
 	Reason string `json:"reason"`
 }
 
@@ -60,25 +65,20 @@ type Summary struct {
 	Warn  int      `json:"warn"`
 	Fail  int      `json:"fail"`
 	Rules []string `json:"rules"`
-	// NotApplied lists the selected rules that had nothing to check.
-	NotApplied []NotApplied `json:"not_applied,omitempty"`
 	// FailIDs lists the audit finding ids (F01–F42) with a fail finding, sorted.
 	FailIDs []string `json:"fail_ids"`
 	// WarnIDs lists the audit finding ids with a warn finding and no fail, sorted.
 	WarnIDs []string `json:"warn_ids"`
+	// NotApplied lists the selected rules whose input the snapshot lacks.
+	NotApplied []NotApplied `json:"not_applied,omitempty"`
 }
 
-// New builds a report from the findings of the named rules. A rule that
-// produced no finding is taken as not applied (a rule reports a pass finding
-// for everything it checked). Use NewWithRules to pass rule metadata.
+// New builds a report from the findings of the named rules, all taken as
+// applied. Use NewWithRules to pass rule metadata.
 func New(root string, ruleNames []string, findings []finding.Finding) *Report {
-	has := map[string]bool{}
-	for _, f := range findings {
-		has[f.Rule] = true
-	}
 	infos := make([]RuleInfo, 0, len(ruleNames))
 	for _, n := range ruleNames {
-		infos = append(infos, RuleInfo{Name: n, Applied: has[n]})
+		infos = append(infos, RuleInfo{Name: n, Applied: true})
 	}
 	return NewWithRules(root, infos, findings)
 }
@@ -104,7 +104,7 @@ func NewWithRules(root string, rules []RuleInfo, findings []finding.Finding) *Re
 			ri.Reason = NoFindingsReason
 		}
 		if !ri.Applied {
-			r.Summary.NotApplied = append(r.Summary.NotApplied, NotApplied{Name: ri.Name, Reason: ri.Reason})
+			r.Summary.NotApplied = append(r.Summary.NotApplied, NotApplied{Rule: ri.Name, Reason: ri.Reason})
 		}
 	}
 	fails, warns := map[string]bool{}, map[string]bool{}

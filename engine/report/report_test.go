@@ -58,10 +58,10 @@ func TestSummaryIDs(t *testing.T) {
 func TestFamily(t *testing.T) {
 	for _, tt := range []struct{ rule, want string }{
 		{"plan.unsourced", FamilyPlan}, {"plan.range", FamilyPlan},
-		{"compare.unlike", FamilyComparisons}, {"compare.rate", FamilyComparisons},
+		{"compare.unlike", FamilyRuns}, {"compare.rate", FamilyRuns}, {"runs.parse", FamilyRuns},
 		{"input.archive", FamilyInputs}, {"provenance", FamilyInputs},
 		{"parity", FamilyInvariants}, {"arena", FamilyInvariants}, {"scratch", FamilyInvariants},
-		{"selftest", FamilyInvariants}, {"memory", FamilyInvariants}, {"summary", FamilyInvariants}, {"derive", FamilyInvariants},
+		{"selftest", FamilyInvariants}, {"memory", FamilyInvariants}, {"summary", FamilyRuns}, {"derive", FamilyRuns},
 		{"cache", FamilyCache}, {"tf", FamilyTFKLD}, {"kld", FamilyTFKLD}, {"code", FamilyCode},
 		{"planning", FamilyOther}, {"", FamilyOther},
 	} {
@@ -75,7 +75,7 @@ func TestFamily(t *testing.T) {
 	if got := r.rule("newrule").Family; got != FamilyCache {
 		t.Errorf("rule(newrule).Family = %q; want %q (from RuleInfo)", got, FamilyCache)
 	}
-	assert.Contains(t, write(t, r, "text", Options{}), FamilyCache+": 1 fail")
+	assert.Contains(t, write(t, r, "text", Options{}), "page cache: 1 fail")
 }
 
 func TestJSONShape(t *testing.T) {
@@ -96,14 +96,15 @@ func TestJSONShape(t *testing.T) {
 	}
 	sum := got["summary"].(map[string]any)
 	assert.Equal(t, []any{"plan.unsourced", "memory"}, sum["rules"])
-	assert.Equal(t, []any{map[string]any{"name": "memory", "reason": "no PLAN.md memory claims"}}, sum["not_applied"])
+	assert.Equal(t, []any{map[string]any{"rule": "memory", "reason": "no PLAN.md memory claims"}}, sum["not_applied"])
 }
 
-func TestNewInfersNotApplied(t *testing.T) {
+func TestNotAppliedReason(t *testing.T) {
 	r := New("r", []string{"plan.unsourced", "kld"}, sample[:1])
+	assert.Empty(t, r.Summary.NotApplied, "New takes every named rule as applied")
+	r = NewWithRules("r", []RuleInfo{{Name: "plan.unsourced", Applied: true}, {Name: "kld"}}, sample[:1])
 	require.Len(t, r.Summary.NotApplied, 1)
-	assert.Equal(t, "kld", r.Summary.NotApplied[0].Name)
-	assert.NotEmpty(t, r.Summary.NotApplied[0].Reason)
+	assert.Equal(t, NotApplied{Rule: "kld", Reason: NoFindingsReason}, r.Summary.NotApplied[0], "a rule that gives no reason gets the default")
 }
 
 func TestUnknownFormat(t *testing.T) {

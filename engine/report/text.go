@@ -42,7 +42,7 @@ func (r *Report) writeText(w io.Writer, o Options) error {
 		writeColumns(ew, "  ", rows)
 	}
 	writeSections(ew, d, sections{
-		groupHead: func(g group) string { return fmt.Sprintf("%s: %d fail\n", g.Family, len(g.Entries)) },
+		groupHead: func(g group) string { return fmt.Sprintf("%s: %d fail\n", clean(familyTitle(g.Family)), len(g.Entries)) },
 		warnsHead: func(n int) string { return fmt.Sprintf("warnings: %d\n", n) },
 		fixesHead: "\nwhat to fix:\n",
 		item:      func(s string) string { return "  " + s + "\n" },
@@ -51,7 +51,10 @@ func (r *Report) writeText(w io.Writer, o Options) error {
 	})
 	ew.printf("\n%s\n", passLine(d.Passes, r.Summary.Pass, o.Verbose))
 	for _, na := range d.NotApplied {
-		ew.printf("did not apply: %s (%s)\n", clean(na.Name), clean(na.Reason))
+		ew.printf("did not apply: %s (%s)\n", clean(na.Rule), clean(na.Reason))
+	}
+	for _, i := range r.Info {
+		ew.printf("info: %s\n", clean(i))
 	}
 	if len(d.Fixed) > 0 {
 		ew.printf("\nfixed since %s: %d\n", clean(r.Previous.File), len(d.Fixed))

@@ -47,13 +47,14 @@ func indexes(t *testing.T, s string, needles ...string) []int {
 
 func TestTextReaderOrder(t *testing.T) {
 	r := NewWithRules("fixtures/x", readerRules(), readerSample())
+	r.Info = []string{"results/r.json: $.extra: unknown key kept"}
 	out := write(t, r, "text", Options{})
 	lines := strings.Split(out, "\n")
 	assert.Equal(t, "verdict: FALSIFIER HIT — 5 fail, 1 warn, 2 pass in 7 rules; root fixtures/x", lines[0])
 	// unsourced table (plan.unsourced and plan.range fails), then fails by
 	// family in family order, warnings, what to fix, passes, not applied.
-	pos := indexes(t, out, "unsourced numbers: 2", "PLAN.md:577", "comparisons: 2 fail", "F17 compare.unlike PLAN.md:284: not like for like",
-		"code: 1 fail", "F19 code run.py:680: literal divisor", "warnings: 1", "F34 tf data/tf.txt:7", "what to fix:", "passes: 2", "did not apply: kld (no KLD runs in the snapshot)")
+	pos := indexes(t, out, "unsourced numbers: 2", "PLAN.md:577", "comparisons and runs: 2 fail", "F17 compare.unlike PLAN.md:284: not like for like",
+		"code: 1 fail", "F19 code run.py:680: literal divisor", "warnings: 1", "F34 tf data/tf.txt:7", "what to fix:", "passes: 2", "did not apply: kld (no KLD runs in the snapshot)", "info: results/r.json: $.extra: unknown key kept")
 	for i := 1; i < len(pos); i++ {
 		if pos[i] < pos[i-1] {
 			t.Errorf("text report: item %d at %d comes before item %d at %d; want the reader's order\n%s", i, pos[i], i-1, pos[i-1], out)
@@ -100,6 +101,7 @@ func TestForgedLinesEscaped(t *testing.T) {
 	r := NewWithRules("root\nverdict: PASS", []RuleInfo{{Name: "plan.unsourced", Applied: true}, {Name: "tf", Applied: true},
 		{Name: "kld", Reason: hostile}}, []finding.Finding{f, w})
 	r.Compare("prev\nverdict: PASS", []finding.Finding{f})
+	r.Info = []string{hostile}
 	for _, format := range []string{"text", "markdown", "html"} {
 		for _, verbose := range []bool{false, true} {
 			out := write(t, r, format, Options{Verbose: verbose})
@@ -188,7 +190,7 @@ func TestMarkdownReaderOrder(t *testing.T) {
 	out := write(t, r, "markdown", Options{})
 	assert.True(t, strings.HasPrefix(out, "# FALSIFIER HIT — audit of `fixtures/x`\n"), "markdown starts with the verdict:\n%s", out)
 	pos := indexes(t, out, "## Unsourced numbers (2)", "| PLAN.md:578 | 3,194.23 ms | 3,194.19 ms | run_a: prefill_ms | F11 |",
-		"### comparisons (2)", "- **F17** `compare.unlike` PLAN.md:284: not like for like", "### code (1)", "## Warnings (1)", "## What to fix",
+		"### comparisons and runs (2)", "- **F17** `compare.unlike` PLAN.md:284: not like for like", "### code (1)", "## Warnings (1)", "## What to fix",
 		"## Passes (2)", "| `parity` | 2 |", "## Did not apply", "- `kld`: no KLD runs in the snapshot")
 	for i := 1; i < len(pos); i++ {
 		if pos[i] < pos[i-1] {
