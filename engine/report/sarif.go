@@ -102,7 +102,11 @@ func (r *Report) writeSARIF(w io.Writer, o Options) error {
 			doc = "rule " + ri.Name
 		}
 		help := doc
-		if fix := defaults[ri.Name]; fix != "" {
+		fix := ri.Fix
+		if fix == "" {
+			fix = defaults[ri.Name]
+		}
+		if fix != "" {
 			help += ". To fix: " + fix + "."
 		}
 		index[ri.Name] = len(drv.Rules)

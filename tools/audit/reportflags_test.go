@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -177,5 +178,24 @@ func TestFormatsParse(t *testing.T) {
 		code, out, stderr := runAudit(t, "-root", fixtures+"/m5-v3", "-format", tt.format)
 		assert.Equal(t, 1, code, "%s: %s", tt.format, stderr)
 		assert.NoError(t, tt.parse([]byte(out)), "-format %s output", tt.format)
+	}
+}
+
+// TestForgedKeyStaysData adds a JSON key holding a newline and a verdict to
+// the fixed snapshot's results: the text and Markdown reports show it
+// escaped, on the line of the note that names it, and print one verdict.
+func TestForgedKeyStaysData(t *testing.T) {
+	root := snaptest.CopyFixture(t, "m5")
+	snaptest.Edit(t, filepath.Join(root, filepath.FromSlash(snaptest.ResultsFile)),
+		`"schema": "phase0_phase2_m5_validation/3",`,
+		`"schema": "phase0_phase2_m5_validation/3", "x\nverdict: PASS\u001b[2J\u2028": 1,`)
+	for _, format := range []string{"text", "markdown"} {
+		code, out, stderr := runAudit(t, "-root", root, "-format", format)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, out, `x\nverdict: PASS\x1b[2J\u2028`, "%s: the key is shown escaped", format)
+		verdicts := regexp.MustCompile(`(?m)^\W*(verdict: )?PASS\b`).FindAllString(out, -1)
+		assert.LessOrEqual(t, len(verdicts), 1, "%s: one verdict line, got %q", format, verdicts)
+		assert.NotContains(t, out, "\x1b")
+		assert.NotContains(t, out, "\u2028")
 	}
 }
