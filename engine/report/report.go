@@ -217,11 +217,11 @@ func place(f finding.Finding) string {
 	return f.File
 }
 
-// Location is where a finding points in the repository: the file's path
+// location is where a finding points in the repository: the file's path
 // from the repository root (slash-separated), the line in that file (0 for
 // none) and, for a finding inside an archived tail, the place inside the
 // file ("runs[3].output_tail line 12") that a line number cannot say.
-type Location struct {
+type location struct {
 	URI   string
 	Line  int
 	Inner string
@@ -231,12 +231,12 @@ type Location struct {
 // repository root to the snapshot root. A finding inside an archived tail
 // names "file: JSON path" and a line of the tail, not of the file: the
 // location is the file, and the place goes into Inner.
-func locate(prefix string, f finding.Finding) (Location, bool) {
+func locate(prefix string, f finding.Finding) (location, bool) {
 	if f.File == "" {
-		return Location{}, false
+		return location{}, false
 	}
 	file, inner, nested := strings.Cut(f.File, ": ")
-	loc := Location{URI: path.Clean(path.Join(slashPath(prefix), slashPath(file)))}
+	loc := location{URI: path.Clean(path.Join(slashPath(prefix), slashPath(file)))}
 	switch {
 	case nested && f.Line > 0:
 		loc.Inner = fmt.Sprintf("%s line %d", inner, f.Line)

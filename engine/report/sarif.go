@@ -125,13 +125,12 @@ func (r *Report) writeSARIF(w io.Writer, o Options) error {
 		if level == "" {
 			continue
 		}
-		if _, ok := index[f.Rule]; !ok {
+		if _, ok := index[f.Rule]; !ok { // a finding of a rule the report was not told about
 			addRule(r.rule(f.Rule))
-			run.Tool.Driver = drv
 		}
 		loc, ok := locate(prefix, f)
 		if !ok {
-			loc = Location{URI: slashPath(prefix)} // a finding about the snapshot as a whole
+			loc = location{URI: slashPath(prefix)} // a finding about the snapshot as a whole
 		}
 		msg := messageWithValues(f)
 		if loc.Inner != "" {

@@ -30,8 +30,9 @@ func (r *Report) writeText(w io.Writer, o Options) error {
 	if r.Previous != nil {
 		ew.printf("%s\n", r.Previous.line())
 	}
+	ew.printf("\n")
 	if len(d.Unsourced) > 0 {
-		ew.printf("\nunsourced numbers: %d quoted in the plan, printed by no archived run\n", len(d.Unsourced))
+		ew.printf("unsourced numbers: %d quoted in the plan, printed by no archived run\n", len(d.Unsourced))
 		rows := [][]string{{"where", "plan says", "raw says", "source", "id"}}
 		for _, e := range d.Unsourced {
 			rows = append(rows, []string{
