@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/report"
 )
 
@@ -37,10 +38,11 @@ func run(stdout, stderr io.Writer, args []string) int {
 	format := fs.String("format", "text", "output `format`: "+strings.Join(report.Formats(), ", "))
 	ruleList := fs.String("rules", "", "comma-separated rule `ids` (a prefix selects its sub-rules: plan = plan.*); empty for all")
 	list := fs.Bool("list", false, "list the rules and exit")
+	initDir := fs.String("init", "", "write a starter "+checkout.File+" for `dir` by inspecting it, and exit")
 	var rf reportFlags
 	rf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format %s] [-rules a,b] [-v] [-previous FILE] [-path-prefix PATH] [-list]\n", strings.Join(report.Formats(), "|"))
+		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format %s] [-rules a,b] [-v] [-previous FILE] [-path-prefix PATH] [-list] [-init DIR]\n", strings.Join(report.Formats(), "|"))
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -53,6 +55,9 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "audit: unexpected arguments %q\n", fs.Args())
 		fs.Usage()
 		return 2
+	}
+	if *initDir != "" {
+		return runInit(stdout, stderr, *initDir)
 	}
 	if *list {
 		for _, r := range audit.Rules() {
