@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/runconf"
@@ -89,7 +90,7 @@ var Files = NewKey("recorded files", func(s *Set) (RecordedFiles, error) {
 		return nil
 	}
 	prov := s.Snap.Provenance
-	for _, p := range append(append(prov.Files[:len(prov.Files):len(prov.Files)], prov.Prompts...)) {
+	for _, p := range slices.Concat(prov.Files, prov.Prompts) {
 		if err := add(p.Path, fmt.Sprintf("%s:%d: %s", s.Snap.ResultsFile, p.Line, p.JSONPath)); err != nil {
 			return nil, err
 		}

@@ -30,7 +30,7 @@ var Archive = &analysis.Analyzer{
 	Name:   "input.archive",
 	Doc:    "every file a run read is archived, its sha256 matches the provenance record, and it contains the run's prompt echo",
 	Family: analysis.FamilyInputs,
-	Fix:    "archive the exact file each run read (same bytes), record its sha256, and name it on the command line as archived",
+	Fix:    "archive every file a run read, exactly as it read it",
 	Facts:  []facts.Kind{facts.Snapshot, facts.Files, facts.RunConfigs, facts.PromptEchoes},
 	Run:    runArchive,
 }

@@ -28,7 +28,7 @@ var Provenance = &analysis.Analyzer{
 	Doc: "script, binary and prompt hashes match the files; mtimes run build → runner edit → runs → JSON; run durations fit " +
 		"that window and cover the work their tails log; carried-over runs are reported as such",
 	Family: analysis.FamilyInputs,
-	Fix:    "re-run the runs with the files as they are now, or archive the files the runs used, and record each run's real duration",
+	Fix:    "re-run the runs with the files as they are now and record each run's real duration, so that hashes, mtimes and durations agree",
 	Facts:  []facts.Kind{facts.Snapshot, facts.Spec, facts.Files, facts.RunMetrics},
 	Run:    runProvenance,
 }
@@ -313,6 +313,7 @@ func carriedOver(p *analysis.Pass, s *archive.Snapshot) {
 		names = append(names, r.Name)
 	}
 	p.Report(finding.Finding{Severity: finding.Warn, Check: "carried-over", File: runs[0].File, Line: runs[0].Line,
+		Fix:   "re-run the carried-over runs in this round, or mark them as carried over in the plan",
 		Quote: "env: null", Raw: strings.Join(names, ", "), Source: runs[0].File + ": runs[].env",
 		Message: fmt.Sprintf("%d runs are carried over (env: null), not re-run in this round: %s", len(runs), strings.Join(names, ", "))})
 }

@@ -30,7 +30,7 @@ var Unlike = &analysis.Analyzer{
 	Doc: "a claim comparing runs (arrow pair, ratio, change) holds only between runs alike in binary, mode, threads, prompt, " +
 		"batch/ubatch, token counts and every other setting, with every run decoding > 0 tokens — or its row names a caveat the plan states beside it",
 	Family: analysis.FamilyRuns,
-	Fix:    "compare runs made alike (same binary, mode, threads, prompt, batch and token counts), or state the difference as a caveat beside the claim and name it in the row",
+	Fix:    "compare runs alike in binary, mode, threads, prompt, batch and token counts, or state the difference as a caveat beside the claim",
 	Facts:  []facts.Kind{facts.Snapshot, facts.Spec, facts.Gate, facts.RunConfigs},
 	Run:    runUnlike,
 }
