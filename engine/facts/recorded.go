@@ -82,8 +82,10 @@ var Files = NewKey("recorded files", func(s *Set) (RecordedFiles, error) {
 			f.Outside, f.Rel = true, ""
 		case errors.Is(err, fs.ErrNotExist):
 			f.Missing = true
-		case err != nil:
+		case err != nil && rel != name:
 			return fmt.Errorf("%s names %s: %w", where, name, err)
+		case err != nil:
+			return fmt.Errorf("%s: %w", where, err)
 		default:
 			f.Data, f.SHA256 = b, runconf.SHA256(b)
 		}

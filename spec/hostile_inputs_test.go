@@ -1,0 +1,70 @@
+package spec
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/snaptest"
+	"github.com/stretchr/testify/require"
+)
+
+// Paths named in run records are data (issue 13): in a copy of fixtures/m5
+// whose runs read a file outside the snapshot, the whole audit — every rule,
+// every report format — reports the path and holds nothing of the file:
+// not its content, not its size, not its hash.
+func TestHostileRecordedPaths(t *testing.T) {
+	const secret = "SECRET-hunter2 the CI runner's token\n"
+	sum := sha256.Sum256([]byte(secret))
+	forbidden := []string{"hunter2", hex.EncodeToString(sum[:])[:12], "37 bytes"}
+	outsideDir := t.TempDir()
+	outside := filepath.Join(outsideDir, "secret.txt")
+	require.NoError(t, os.WriteFile(outside, []byte(secret), 0o644))
+
+	tests := []struct {
+		name string
+		edit func(t *testing.T, root string)
+	}{
+		{"--prompt-file climbing out", func(t *testing.T, root string) {
+			rel, err := filepath.Rel(root, outside)
+			require.NoError(t, err)
+			snaptest.EditNth(t, filepath.Join(root, snaptest.ResultsFile), `"data/m5_val_prompts/strata_prompt_1024tok.txt"`, `"`+filepath.ToSlash(rel)+`"`, 1)
+		}},
+		{"-f through a machine link leading out", func(t *testing.T, root string) {
+			p := filepath.Join(root, "machine", "tmp", "m5_prompt_1600tok.txt")
+			snaptest.Remove(t, p)
+			require.NoError(t, os.Symlink(outside, p))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := snaptest.CopyFixture(t, "m5")
+			tt.edit(t, root)
+			rep, err := audit.Audit(root, "")
+			require.NoError(t, err)
+			var outsideFindings int
+			for _, f := range rep.Findings {
+				if f.Rule == "input.archive" && f.Check == "outside" && f.Severity == finding.Fail {
+					outsideFindings++
+					require.Contains(t, f.Message, "read a file outside the snapshot")
+				}
+			}
+			require.Equal(t, 1, outsideFindings)
+			for _, format := range []string{"text", "markdown", "json", "github", "sarif", "junit", "html"} {
+				var buf bytes.Buffer
+				require.NoError(t, rep.Write(&buf, format))
+				for _, bad := range forbidden {
+					if strings.Contains(buf.String(), bad) {
+						t.Errorf("%s report holds %q of the file outside the snapshot", format, bad)
+					}
+				}
+			}
+		})
+	}
+}
