@@ -79,7 +79,7 @@ func checkCompareRate(c *Context) ([]finding.Finding, error) {
 	}
 	out = append(out, claimsDivisors(c)...)
 	if len(out) == 0 {
-		out = append(out, finding.Finding{Severity: finding.Pass, Rule: "compare.rate", ID: "F19", File: resultsFile,
+		out = append(out, finding.Finding{Severity: finding.Pass, Rule: "compare.rate", ID: rateID(s, "none"), Check: "none", File: resultsFile,
 			Message: "no per-token rate among the llama_cpp_* fields: whole-run amounts are not divided by a token count"})
 	}
 	return out, nil
@@ -116,7 +116,7 @@ func claimsDivisors(c *Context) []finding.Finding {
 				default:
 					return
 				}
-				out = append(out, finding.Finding{Rule: "compare.rate", ID: "F19", Severity: finding.Fail,
+				out = append(out, finding.Finding{Rule: "compare.rate", ID: rateID(c.Snap, "claims"), Check: "claims", Severity: finding.Fail,
 					File: claims.File, Line: row.Line, Quote: row.Quote, Raw: x.String(), Source: row.Text,
 					Message: fmt.Sprintf("%s at %s is bound to %s, which divides by %s, not by the run's own token count", row.Quote, row.Place, x.String(), what)})
 			})
@@ -177,18 +177,19 @@ func checkRateField(c *Context, side string, f archive.Field, nTok, per string, 
 	}
 	switch {
 	case src == nil:
-		fd.Severity = finding.Warn
+		fd.Severity, fd.Check = finding.Warn, "source"
 		fd.Message = fmt.Sprintf("%s: the runner's source is not in the snapshot, so its derivation cannot be read", f.Path)
 	case divLine == 0:
-		fd.Severity = finding.Fail
+		fd.Severity, fd.Check = finding.Fail, "derivation"
 		fd.Message = fmt.Sprintf("%s: no derivation of %q in %s", f.Path, f.Name, src.path)
 	case divLine < 0:
+		fd.Check = "copied"
 		fd.File, fd.Line = src.path, -divLine
 		fd.Quote = strings.TrimSpace(expr)
 		fd.Raw = f.Path + " = " + fieldText(f)
 		fd.Message = fmt.Sprintf("%s is copied, not divided, by the runner (%s:%d): no divisor to check", f.Name, src.path, -divLine)
 	case divisor != "":
-		fd.Severity, fd.ID = finding.Fail, "F19"
+		fd.Severity, fd.Check = finding.Fail, "divisor"
 		fd.File, fd.Line = src.path, divLine
 		fd.Quote = strings.TrimSpace(expr)
 		fd.Raw = fmt.Sprintf("%s = %s", f.Path, f.Num.Text)
@@ -205,21 +206,29 @@ func checkRateField(c *Context, side string, f archive.Field, nTok, per string, 
 		}
 		fd.Message = msg
 	case nTok != "":
-		fd.Severity, fd.ID = finding.Fail, "F19"
+		fd.Severity, fd.Check = finding.Fail, "named"
 		fd.Message = fmt.Sprintf("%s is named per %s tokens, but the runner (%s:%d) does not divide by that count", f.Name, nTok, src.path, divLine)
 	default:
 		fd.File, fd.Line = src.path, divLine
 		fd.Quote = strings.TrimSpace(expr)
 		fd.Raw = f.Path + " = " + fieldText(f)
 		fd.Message = rateFromTail(c, f, amount, hasAmount, run, per, covers, src.path, divLine)
+		fd.Check = "own-count"
 		if strings.HasPrefix(fd.Message, "FAIL ") {
-			fd.Severity, fd.ID = finding.Fail, "F19"
+			fd.Severity = finding.Fail
 			fd.Message = strings.TrimPrefix(fd.Message, "FAIL ")
-		} else {
-			fd.ID = "F19"
 		}
 	}
+	fd.ID = rateID(s, fd.Check)
 	return fd
+}
+
+// rateID is the audit finding id the checkout's spec gives a check.
+func rateID(s *archive.Snapshot, check string) string {
+	if s.Spec == nil || check == "" {
+		return ""
+	}
+	return s.Spec.ID("compare.rate", check)
 }
 
 // rateFromTail checks a rate whose divisor is not a literal: it must be
