@@ -1,12 +1,26 @@
 package spec
 
 import (
+	"context"
+	"os"
+	"regexp"
 	"sort"
 	"testing"
+	"time"
 
+	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/live"
+	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/tail"
 )
+
+// Live re-runs: the recorded strata runs and route_parity records of a
+// checkout run again, and their fresh metrics are set against the archived
+// ones (deterministic metrics exactly, measured ones within a drift). On an
+// M-series Mac they run the checkout's engine (live_darwin_arm64_test.go);
+// everywhere they run the fake engine of engine/live/livetest, which replays
+// the recorded runs of fixtures/m5 (live_fake_test.go).
 
 // TestLiveClassification insists that every metric the strata and
 // route_parity parsers read from the snapshot is classified on purpose as
@@ -19,21 +33,18 @@ func TestLiveClassification(t *testing.T) {
 	}
 	unknown := map[string]bool{}
 	checked := 0
-	classify := func(key string) {
+	for _, lr := range liveRuns(ctx, regexp.MustCompile("")) {
+		// every metric of the archived output, the runner's included
+		key := lr.run.Name
+		if lr.parity {
+			key = lr.run.Source
+		}
 		for _, m := range ctx.Metrics[key].List {
 			checked++
 			if !live.Known(m.Name) {
 				unknown[m.Name] = true
 			}
 		}
-	}
-	for _, r := range ctx.Snap.Runs {
-		if !audit.IsLlamaCpp(r) { // llama.cpp runs are carried over: never re-run
-			classify(r.Name)
-		}
-	}
-	for _, rec := range ctx.Snap.Parity {
-		classify(rec.File)
 	}
 	if checked == 0 {
 		t.Fatal("fixtures/m5-v3: no strata or route_parity metric parsed; nothing classified")
@@ -46,4 +57,172 @@ func TestLiveClassification(t *testing.T) {
 	if len(names) > 0 {
 		t.Errorf("metrics not classified in engine/live (deterministic or measured): %v", names)
 	}
+}
+
+// liveRun is a recorded run that can be re-run.
+type liveRun struct {
+	run      *archive.Run
+	archived *tail.Metrics                           // the engine's own metrics of the archived output
+	parse    func(source, text string) *tail.Metrics // the parser of its output
+	parity   bool                                    // a route_parity record, not a strata run
+}
+
+// liveRuns returns the runs of ctx that selected by name can be re-run:
+// every strata run (the carried-over llama.cpp runs have no recorded
+// environment) and every route_parity record, in archive order.
+func liveRuns(ctx *rules.Context, sel *regexp.Regexp) []liveRun {
+	var out []liveRun
+	for _, r := range ctx.Snap.Runs {
+		if r.CarriedOver || audit.IsLlamaCpp(r) || !sel.MatchString(r.Name) {
+			continue
+		}
+		out = append(out, liveRun{run: r, archived: live.EngineMetrics(r.Tail, ctx.Metrics[r.Name]),
+			parse: func(source, text string) *tail.Metrics {
+				return audit.ParseRun(&archive.Run{Cmd: r.Cmd, Source: source, Tail: text})
+			}})
+	}
+	for _, rec := range ctx.Snap.Parity {
+		if !sel.MatchString(rec.Name) {
+			continue
+		}
+		r := &archive.Run{Name: rec.Name, Cmd: rec.Cmd, Env: rec.Env, ExitCode: rec.Exit, Tail: rec.Text, Source: rec.File}
+		out = append(out, liveRun{run: r, archived: live.EngineMetrics(rec.Text, ctx.Metrics[rec.File]), parse: tail.ParseRouteParity, parity: true})
+	}
+	return out
+}
+
+// liveConfig says how a spec re-runs the recorded runs.
+type liveConfig struct {
+	dir      string                                // the checkout whose programs run
+	timeout  time.Duration                         // per run, before fitting it inside go test's -timeout
+	minimum  time.Duration                         // the least time a run may be given
+	every    time.Duration                         // progress (and memory samples) interval
+	memory   bool                                  // sample the engine's memory (darwin)
+	tol      float64                               // measured drift tolerated
+	strict   bool                                  // measured drift beyond tol fails (fake engine) instead of being reported
+	before   func(t *testing.T, i int, lr liveRun) // called before each re-run (the fake engine's replay)
+	progress bool                                  // log progress (-v shows it as the run goes)
+}
+
+// runTimeout fits want inside what go test's -timeout leaves, keeping a
+// margin to report; less than minimum left fails with the flag to use.
+func runTimeout(t *testing.T, want, minimum time.Duration) time.Duration {
+	t.Helper()
+	deadline, ok := t.Deadline()
+	if !ok {
+		return want
+	}
+	left := time.Until(deadline) - 30*time.Second
+	if left < minimum {
+		t.Fatalf("go test's -timeout leaves %v for this re-run, less than the %v it needs: run with -timeout 4h (README, On a Mac)", left.Round(time.Second), minimum)
+	}
+	return min(want, left)
+}
+
+// rerun re-runs lr (run i of n) as cfg says and returns the result and the
+// drifts of its metrics.
+func rerun(t *testing.T, i, n int, lr liveRun, cfg liveConfig) (*live.Result, []live.Drift, error) {
+	t.Helper()
+	opt := live.Options{
+		Dir:           cfg.dir,
+		Timeout:       runTimeout(t, cfg.timeout, cfg.minimum),
+		TailLines:     live.EngineLines(lr.run.Tail),
+		ProgressEvery: cfg.every,
+		Memory:        cfg.memory,
+		MetricLine:    func(l string) bool { return len(lr.parse("", l).List) > 0 },
+	}
+	if cfg.progress {
+		opt.Progress = func(p live.Progress) {
+			state := "running"
+			if p.Done {
+				state = "done"
+			}
+			t.Logf("run %d of %d (%s) %s: %v elapsed, %d lines, last metric line: %s", i, n, lr.run.Name, state, p.Elapsed.Round(time.Millisecond), p.Lines, p.LastMetric)
+		}
+	}
+	res, err := live.Rerun(context.Background(), lr.run, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	fresh := lr.parse(res.Run.Source, res.Run.Tail)
+	return res, live.Compare(lr.archived, fresh, live.Classify, cfg.tol), nil
+}
+
+// rerunAll re-runs each of runs in a subtest named by the run.
+func rerunAll(t *testing.T, runs []liveRun, cfg liveConfig) {
+	for i, lr := range runs {
+		t.Run(lr.run.Name, func(t *testing.T) {
+			if cfg.before != nil {
+				cfg.before(t, i, lr)
+			}
+			res, drifts, err := rerun(t, i+1, len(runs), lr, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Run.ExitCode != lr.run.ExitCode {
+				t.Errorf("exit %d; archived %d", res.Run.ExitCode, lr.run.ExitCode)
+			}
+			checkDrifts(t, drifts, cfg.strict)
+			if cfg.memory {
+				checkFootprint(t, lr, res, cfg.every)
+			}
+		})
+	}
+}
+
+// checkDrifts fails on a deterministic metric that changed, and on measured
+// drift beyond the tolerance when strict; otherwise it reports the drift.
+func checkDrifts(t *testing.T, drifts []live.Drift, strict bool) {
+	t.Helper()
+	if len(drifts) == 0 {
+		t.Fatal("the archived output has no parsed metric: nothing to compare the re-run with")
+	}
+	for _, d := range drifts {
+		switch {
+		case d.OK:
+		case d.Kind == live.Deterministic || strict:
+			t.Errorf("%s %s: %s", d.Kind, d.Metric, d.Why)
+		default:
+			t.Logf("drift: %s %s → %s: %s", d.Metric, d.Archived, d.Fresh, d.Why)
+		}
+	}
+}
+
+// checkFootprint sets the engine's prompt_region(false) phys_footprint,
+// printed in its fresh output, against the largest footprint the kernel
+// billed the process while it ran (proc_pid_rusage, sampled): the engine may
+// not claim more memory than it was ever billed (10 % for sampling).
+func checkFootprint(t *testing.T, lr liveRun, res *live.Result, every time.Duration) {
+	t.Helper()
+	if res.MemoryErr != nil {
+		t.Logf("memory not sampled: %v", res.MemoryErr)
+		return
+	}
+	if lr.parity || res.PeakFootprint == 0 {
+		return
+	}
+	fresh := lr.parse(res.Run.Source, res.Run.Tail)
+	peakGB := float64(res.PeakFootprint) / 1e9
+	t.Logf("sampled peak phys_footprint %.2f GB, resident_size %.2f GB", peakGB, float64(res.PeakResident)/1e9)
+	for _, name := range []string{tail.PhysFootprintBeforeGB, tail.PhysFootprintAfterGB} {
+		m, ok := fresh.Get(name)
+		if !ok {
+			t.Errorf("the re-run printed no %s (prompt_region(false))", name)
+			continue
+		}
+		if m.Value() > 1.10*peakGB {
+			t.Errorf("prompt_region(false) %s = %s GB; the kernel billed at most %.2f GB (sampled every %v)", name, m.Num.Text, peakGB, every)
+		}
+	}
+}
+
+// liveSelection returns STRATA_LIVE_RUNS, the regular expression selecting
+// runs by name ("" selects all).
+func liveSelection(t *testing.T) *regexp.Regexp {
+	t.Helper()
+	sel, err := regexp.Compile(os.Getenv("STRATA_LIVE_RUNS"))
+	if err != nil {
+		t.Fatalf("STRATA_LIVE_RUNS: %v", err)
+	}
+	return sel
 }

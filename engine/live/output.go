@@ -1,0 +1,96 @@
+package live
+
+import (
+	"strings"
+	"sync"
+)
+
+// tailWriter receives a run's output as it is printed and keeps its last n
+// lines (all of it for n <= 0), so a run that floods its output holds no more
+// than its tail in memory. It counts lines and remembers the last one that
+// carried a metric, for progress reports. It is safe for concurrent use.
+type tailWriter struct {
+	mu         sync.Mutex
+	n          int
+	ring       []string // complete lines, oldest first once full
+	next       int      // ring slot of the next line when the ring is full
+	all        strings.Builder
+	partial    []byte
+	lines      int
+	lastMetric string
+	isMetric   func(string) bool
+}
+
+func newTailWriter(n int, isMetric func(string) bool) *tailWriter {
+	if isMetric == nil {
+		isMetric = func(l string) bool { return strings.TrimSpace(l) != "" }
+	}
+	return &tailWriter{n: n, isMetric: isMetric}
+}
+
+// Write keeps p's complete lines and holds back an unfinished last line.
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.partial = append(w.partial, p...)
+	for {
+		i := strings.IndexByte(string(w.partial), '\n')
+		if i < 0 {
+			break
+		}
+		w.line(string(w.partial[:i]))
+		w.partial = w.partial[i+1:]
+	}
+	return len(p), nil
+}
+
+func (w *tailWriter) line(l string) {
+	w.lines++
+	if w.isMetric(l) {
+		w.lastMetric = l
+	}
+	switch {
+	case w.n <= 0:
+		w.all.WriteString(l)
+		w.all.WriteByte('\n')
+	case len(w.ring) < w.n:
+		w.ring = append(w.ring, l)
+	default:
+		w.ring[w.next] = l
+		w.next = (w.next + 1) % w.n
+	}
+}
+
+// String returns the kept output: the last n lines, each ending in a
+// newline, then an unfinished last line as printed.
+func (w *tailWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var b strings.Builder
+	if w.n <= 0 {
+		b.WriteString(w.all.String())
+	} else {
+		for i := range w.ring {
+			b.WriteString(w.ring[(w.next+i)%len(w.ring)])
+			b.WriteByte('\n')
+		}
+	}
+	b.Write(w.partial)
+	return b.String()
+}
+
+// state returns the number of complete lines printed and the last that
+// carried a metric.
+func (w *tailWriter) state() (int, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lines, w.lastMetric
+}
+
+// lastLine returns the number of lines and the last line printed (the
+// unfinished one if any), for an error about a run that hung.
+func (w *tailWriter) lastLine() (int, string) {
+	s := strings.TrimRight(w.String(), "\n")
+	n, _ := w.state()
+	return n, s[strings.LastIndexByte(s, '\n')+1:]
+}
