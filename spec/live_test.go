@@ -3,8 +3,10 @@ package spec
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -225,4 +227,40 @@ func liveSelection(t *testing.T) *regexp.Regexp {
 		t.Fatalf("STRATA_LIVE_RUNS: %v", err)
 	}
 	return sel
+}
+
+// TestCIWorkflow keeps the CI workflow, the Makefile and the README's "On a
+// Mac" section in step: the ubuntu job runs the test command, the macos-14
+// job runs go test natively, the self-hosted job runs the live re-runs with
+// the -timeout the README gives, and the test command lints the workflow.
+func TestCIWorkflow(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	ci, mk, readme := read(".github/workflows/ci.yml"), read("Makefile"), read("README.md")
+	const timeout = "-timeout 4h"
+	for _, tt := range []struct{ file, text, want string }{
+		{"ci.yml", ci, "runs-on: ubuntu-latest"},
+		{"ci.yml", ci, "run: make test"},
+		{"ci.yml", ci, "runs-on: macos-14"},
+		{"ci.yml", ci, "run: go test ./...\n"},
+		{"ci.yml", ci, "runs-on: [self-hosted, macOS, ARM64]"},
+		{"ci.yml", ci, "workflow_dispatch:"},
+		{"ci.yml", ci, "go test ./spec/ -run Live -v -count=1 " + timeout},
+		{"README.md", readme, "## On a Mac"},
+		{"README.md", readme, "STRATA_CHECKOUT=~/strata go test ./spec/ -run Live -v " + timeout},
+	} {
+		if !strings.Contains(tt.text, tt.want) {
+			t.Errorf("%s lacks %q", tt.file, tt.want)
+		}
+	}
+	target := regexp.MustCompile(`(?m)^test:\n((?:\t.*\n)+)`).FindStringSubmatch(mk)
+	const lint = "\t$(GO) tool actionlint .github/workflows/ci.yml\n"
+	if target == nil || !strings.Contains(target[1], lint) {
+		t.Errorf("Makefile: the test target lacks %q", lint)
+	}
 }
