@@ -2,6 +2,7 @@ package spec
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
@@ -190,30 +193,73 @@ func checkDrifts(t *testing.T, drifts []live.Drift, strict bool) {
 	}
 }
 
-// checkFootprint sets the engine's prompt_region(false) phys_footprint,
-// printed in its fresh output, against the largest footprint the kernel
-// billed the process while it ran (proc_pid_rusage, sampled): the engine may
-// not claim more memory than it was ever billed (10 % for sampling).
+// checkFootprint reports the memory sampled during a re-run and fails on
+// what footprintProblems finds.
 func checkFootprint(t *testing.T, lr liveRun, res *live.Result, every time.Duration) {
 	t.Helper()
 	if res.MemoryErr != nil {
 		t.Logf("memory not sampled: %v", res.MemoryErr)
 		return
 	}
+	t.Logf("sampled every %v: peak phys_footprint %.2f GB, resident_size %.2f GB", every, float64(res.PeakFootprint)/1e9, float64(res.PeakResident)/1e9)
+	for _, p := range footprintProblems(lr, res) {
+		t.Error(p)
+	}
+}
+
+// footprintProblems sets the engine's prompt_region(false) phys_footprint,
+// printed in its fresh output, against the largest footprint the kernel
+// billed the process while it ran (proc_pid_rusage, sampled): the engine may
+// not claim more memory than it was ever billed (10 % for sampling). A
+// route_parity record prints no footprint; a run not sampled has nothing to
+// set it against.
+func footprintProblems(lr liveRun, res *live.Result) []string {
 	if lr.parity || res.PeakFootprint == 0 {
-		return
+		return nil
 	}
 	fresh := lr.parse(res.Run.Source, res.Run.Tail)
 	peakGB := float64(res.PeakFootprint) / 1e9
-	t.Logf("sampled peak phys_footprint %.2f GB, resident_size %.2f GB", peakGB, float64(res.PeakResident)/1e9)
+	var out []string
 	for _, name := range []string{tail.PhysFootprintBeforeGB, tail.PhysFootprintAfterGB} {
 		m, ok := fresh.Get(name)
-		if !ok {
-			t.Errorf("the re-run printed no %s (prompt_region(false))", name)
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("the re-run printed no %s (prompt_region(false))", name))
+		case m.Value() > 1.10*peakGB:
+			out = append(out, fmt.Sprintf("prompt_region(false) %s = %s GB; the kernel billed the run at most %.2f GB", name, m.Num.Text, peakGB))
+		}
+	}
+	return out
+}
+
+// TestLiveFootprint checks the footprint check on a recorded run of
+// fixtures/m5 (phys_footprint 4.71 GB -> 4.66 GB) as if sampled: it runs
+// here, though only darwin samples a real one.
+func TestLiveFootprint(t *testing.T) {
+	runs := liveRuns(loadSnap(t, "m5"), regexp.MustCompile("^strata_q2_0_moce0_short_43tok$"))
+	require.Len(t, runs, 1)
+	lr := runs[0]
+	for _, tt := range []struct {
+		peak uint64 // bytes
+		tail string
+		want []string
+	}{
+		{5_000_000_000, lr.run.Tail, nil},
+		{4_300_000_000, lr.run.Tail, nil}, // within 10 % of 4.71 GB
+		{4_000_000_000, lr.run.Tail, []string{"phys_footprint_before_gb = 4.71 GB; the kernel billed the run at most 4.00 GB", "phys_footprint_after_gb = 4.66 GB"}},
+		{0, lr.run.Tail, nil}, // not sampled
+		{5_000_000_000, strings.Replace(lr.run.Tail, "prompt_region(false)", "prompt_region", 1), []string{"no phys_footprint_before_gb", "no phys_footprint_after_gb"}},
+	} {
+		res := &live.Result{Run: &archive.Run{Source: "fresh", Tail: tt.tail}, PeakFootprint: tt.peak}
+		got := footprintProblems(lr, res)
+		if len(got) != len(tt.want) {
+			t.Errorf("footprintProblems(peak %d) = %q; want %d problems", tt.peak, got, len(tt.want))
 			continue
 		}
-		if m.Value() > 1.10*peakGB {
-			t.Errorf("prompt_region(false) %s = %s GB; the kernel billed at most %.2f GB (sampled every %v)", name, m.Num.Text, peakGB, every)
+		for i := range got {
+			if !strings.Contains(got[i], tt.want[i]) {
+				t.Errorf("footprintProblems(peak %d)[%d] = %q; want it to contain %q", tt.peak, i, got[i], tt.want[i])
+			}
 		}
 	}
 }

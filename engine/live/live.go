@@ -205,9 +205,13 @@ func Rerun(ctx context.Context, r *archive.Run, opt Options) (*Result, error) {
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
+		why := fmt.Sprintf("at its timeout (%v)", timeout)
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			why = "as the test was cancelled"
+		}
 		_, last := out.lastLine()
-		return nil, fmt.Errorf("live: %s: killed with its process group (pid %d) at its timeout: %w after %v; last line: %q",
-			r.Name, pid, ctx.Err(), dur.Round(time.Millisecond), last)
+		return nil, fmt.Errorf("live: %s: killed with its process group (pid %d) %s: %w after %v; last line: %q",
+			r.Name, pid, why, ctx.Err(), dur.Round(time.Millisecond), last)
 	case errors.As(err, &exitErr):
 		code = exitErr.ExitCode()
 	case err != nil:

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"bytes"
 	"strings"
 	"sync"
 )
@@ -28,20 +29,34 @@ func newTailWriter(n int, isMetric func(string) bool) *tailWriter {
 	return &tailWriter{n: n, isMetric: isMetric}
 }
 
+// maxPartial bounds an unfinished line: an engine that redraws a progress
+// bar with carriage returns and no newline keeps only its last 64 KiB.
+const maxPartial = 64 << 10
+
 // Write keeps p's complete lines and holds back an unfinished last line.
 func (w *tailWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.partial = append(w.partial, p...)
-	for {
-		i := strings.IndexByte(string(w.partial), '\n')
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
+			w.partial = append(w.partial, p...)
+			if len(w.partial) > maxPartial {
+				w.partial = append(w.partial[:0], w.partial[len(w.partial)-maxPartial:]...)
+			}
 			break
 		}
-		w.line(string(w.partial[:i]))
-		w.partial = w.partial[i+1:]
+		if len(w.partial) > 0 {
+			w.partial = append(w.partial, p[:i]...)
+			w.line(string(w.partial))
+			w.partial = w.partial[:0]
+		} else {
+			w.line(string(p[:i]))
+		}
+		p = p[i+1:]
 	}
-	return len(p), nil
+	return n, nil
 }
 
 func (w *tailWriter) line(l string) {
