@@ -112,17 +112,36 @@ func checkoutSpec(root string) ([]checkResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	sel, err := audit.Select("")
+	if err != nil {
+		return nil, err
+	}
+	rep, err := audit.RunSelection(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	byRule := map[string][]finding.Finding{}
+	for _, f := range rep.Findings {
+		byRule[f.Rule] = append(byRule[f.Rule], f)
+	}
+	notApplied := map[string]string{}
+	for _, n := range rep.Summary.NotApplied {
+		notApplied[n.Rule] = n.Reason
+	}
 	var gate, others []checkResult
-	for _, r := range rules.All() {
-		fs, err := r.Check(ctx)
-		if err != nil {
-			return nil, &audit.RuleError{Rule: r.Name, Err: err}
-		}
-		if strings.HasPrefix(r.Name, "plan.") {
-			gate = append(gate, ruleResult("gate/"+r.Name, fs))
+	for _, name := range sel.Names() {
+		c := ruleResult(name, byRule[name], notApplied[name])
+		delete(byRule, name)
+		if strings.HasPrefix(name, "plan.") {
+			c.name = "gate/" + name
+			gate = append(gate, c)
 		} else {
-			others = append(others, ruleResult("rules/"+r.Name, fs))
+			c.name = "rules/" + name
+			others = append(others, c)
 		}
+	}
+	for name := range byRule {
+		return nil, fmt.Errorf("findings of rule %q, which the audit did not select", name)
 	}
 	return append(append(claimsRows(pc), gate...), others...), nil
 }
@@ -154,11 +173,14 @@ func claimsRows(pc *rules.PlanCheck) []checkResult {
 }
 
 // ruleResult turns a rule's findings into a result: a fail finding fails
-// it, a warning is reported, and a rule that found nothing to check did
-// not apply to the checkout and is skipped.
-func ruleResult(name string, fs []finding.Finding) checkResult {
+// it, a warning is reported, and a rule that did not apply to the checkout
+// (its reason, or no finding at all) is skipped.
+func ruleResult(name string, fs []finding.Finding, notApplied string) checkResult {
 	c := checkResult{name: name}
-	if len(fs) == 0 {
+	switch {
+	case notApplied != "":
+		c.skip = "did not apply: " + notApplied
+	case len(fs) == 0:
 		c.skip = "did not apply: the checkout has nothing this rule checks"
 	}
 	for _, f := range fs {

@@ -83,7 +83,9 @@ func liveRuns(ctx *rules.Context, sel *regexp.Regexp) []liveRun {
 		}
 		out = append(out, liveRun{run: r, archived: live.EngineMetrics(r.Tail, ctx.Metrics[r.Name]),
 			parse: func(source, text string) *tail.Metrics {
-				return audit.ParseRun(&archive.Run{Cmd: r.Cmd, Source: source, Tail: text})
+				fresh := *r // the recorded run's program, hence its parser
+				fresh.Source, fresh.Tail = source, text
+				return audit.ParseRun(&fresh)
 			}})
 	}
 	for _, rec := range ctx.Snap.Parity {

@@ -19,8 +19,8 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/report"
-	"github.com/strataspec/strataspec/engine/rules"
 )
 
 func main() {
@@ -37,6 +37,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 	format := fs.String("format", "text", "output `format`: "+strings.Join(report.Formats(), ", "))
 	ruleList := fs.String("rules", "", "comma-separated rule `ids` (a prefix selects its sub-rules: plan = plan.*); empty for all")
 	list := fs.Bool("list", false, "list the rules and exit")
+	initDir := fs.String("init", "", "write a starter "+checkout.File+" for `dir` by inspecting it, and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format text|markdown|json|github] [-rules a,b] [-list]\n")
 		fs.PrintDefaults()
@@ -52,8 +53,11 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fs.Usage()
 		return 2
 	}
+	if *initDir != "" {
+		return runInit(stdout, stderr, *initDir)
+	}
 	if *list {
-		for _, r := range rules.All() {
+		for _, r := range audit.Rules() {
 			fmt.Fprintf(stdout, "%-16s %s\n", r.Name, r.Doc)
 		}
 		return 0
