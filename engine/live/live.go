@@ -123,6 +123,9 @@ func Resolve(root, argv0 string) (string, error) {
 	if rel, err := filepath.Rel(realRoot, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("argv[0] %s leads through a symbolic link to %s, %w %s", argv0, real, ErrOutsideCheckout, root)
 	}
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+		return "", fmt.Errorf("argv[0] %s is not a regular file in the checkout %s", argv0, root)
+	}
 	return real, nil
 }
 

@@ -333,6 +333,7 @@ func TestLiveResolve(t *testing.T) {
 		{argv0: "build/escape", refused: true, errHas: "evil"},
 		{argv0: "out/evil", refused: true, errHas: "out/evil"},
 		{argv0: "build/missing", errHas: "build/missing"},
+		{argv0: "build", errHas: "not a regular file"},
 		{argv0: "", errHas: "empty"},
 	} {
 		got, err := live.Resolve(root, tt.argv0)

@@ -24,7 +24,8 @@ import (
 // drains, so the probe copies it inside a pool it pops before returning (a
 // command-line process has no run loop draining one for it).
 
-// Selectors are resolved once, as Objective-C code does at load time.
+// Selectors are resolved once, as Objective-C code does at load time
+// (cross-compiled and vetted; not run here).
 var (
 	selName          = objc.RegisterName("name")
 	selUTF8String    = objc.RegisterName("UTF8String")
@@ -33,13 +34,17 @@ var (
 	selRelease       = objc.RegisterName("release")
 )
 
-// lib holds the C functions the probe calls, resolved once.
+// lib holds the C functions the probe calls. Checked by cross-compiling and
+// vetting for darwin/arm64; not run here.
 type lib struct {
 	create   func() objc.ID
 	poolPush func() uintptr
 	poolPop  func(pool uintptr)
 }
 
+// load opens libobjc, CoreGraphics and Metal once and resolves lib's
+// functions. Checked by cross-compiling and vetting for darwin/arm64; not run
+// here.
 var load = sync.OnceValues(func() (*lib, error) {
 	const flags = purego.RTLD_NOW | purego.RTLD_GLOBAL
 	objcLib, err := purego.Dlopen("/usr/lib/libobjc.A.dylib", flags)
@@ -91,7 +96,7 @@ func Probe() (Device, error) {
 
 // cString copies a NUL-terminated C string (the copy outlives the
 // autorelease pool that owns the buffer); at most 4 KiB is read, which is
-// far more than any device name.
+// far more than any device name. Cross-compiled and vetted; not run here.
 func cString(p *byte) string {
 	if p == nil {
 		return ""
