@@ -71,7 +71,9 @@ func TestLiveFakeEngine(t *testing.T) {
 // or a measured one beyond the drift is named.
 func TestLiveFakeEngineFails(t *testing.T) {
 	dir, runs := fakeCheckout(t)
-	cfg := liveConfig{dir: dir, timeout: 400 * time.Millisecond, minimum: 100 * time.Millisecond, every: time.Second, tol: 0.15}
+	// A long WaitDelay: a hung engine's child holds the output open, and
+	// only the kill of its process group lets the re-run return before it.
+	cfg := liveConfig{dir: dir, timeout: 400 * time.Millisecond, minimum: 100 * time.Millisecond, every: time.Second, wait: 30 * time.Second, tol: 0.15}
 	lr := runs[0]
 
 	t.Run("hang", func(t *testing.T) {
@@ -84,8 +86,8 @@ func TestLiveFakeEngineFails(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "process group") {
 			t.Fatalf("re-run of a hanging engine = %v; want killed with its process group at the timeout", err)
 		}
-		if took := time.Since(start); took > 1500*time.Millisecond {
-			t.Errorf("re-run of a hanging engine with a 400ms timeout took %v", took)
+		if took := time.Since(start); took > 15*time.Second {
+			t.Errorf("re-run of a hanging engine (timeout 400ms, WaitDelay 30s) took %v: the output stayed open", took)
 		}
 		if pid, gone := livetest.ChildGone(t, rp.ChildPIDFile, 2*time.Second); !gone {
 			t.Errorf("the hung engine's child (pid %d) is still alive: its process group was not killed", pid)

@@ -104,6 +104,7 @@ type liveConfig struct {
 	timeout  time.Duration                         // per run, before fitting it inside go test's -timeout
 	minimum  time.Duration                         // the least time a run may be given
 	every    time.Duration                         // progress (and memory samples) interval
+	wait     time.Duration                         // live.Options.WaitDelay (zero: its default)
 	memory   bool                                  // sample the engine's memory (darwin)
 	tol      float64                               // measured drift tolerated
 	strict   bool                                  // measured drift beyond tol fails (fake engine) instead of being reported
@@ -135,6 +136,7 @@ func rerun(t *testing.T, i, n int, lr liveRun, cfg liveConfig) (*live.Result, []
 		Timeout:       runTimeout(t, cfg.timeout, cfg.minimum),
 		TailLines:     live.EngineLines(lr.run.Tail),
 		ProgressEvery: cfg.every,
+		WaitDelay:     cfg.wait,
 		Memory:        cfg.memory,
 		MetricLine:    func(l string) bool { return len(lr.parse("", l).List) > 0 },
 	}

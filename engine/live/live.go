@@ -60,6 +60,10 @@ type Options struct {
 	// MetricLine reports whether an output line carries a metric; Progress
 	// shows the last such line. Nil: every non-empty line counts.
 	MetricLine func(line string) bool
+	// WaitDelay is how long the run's output may stay open after the run
+	// ended or was killed (held by a process that left its group) before
+	// it is closed; zero means 2 s.
+	WaitDelay time.Duration
 	// Memory, when set, samples the process's memory (engine/rusage) every
 	// ProgressEvery and at the end, for Result's peaks.
 	Memory bool
@@ -161,7 +165,10 @@ func Rerun(ctx context.Context, r *archive.Run, opt Options) (*Result, error) {
 	inGroup(cmd)
 	// Output still held open by a process that left the group must not
 	// hold up the result forever.
-	cmd.WaitDelay = 2 * time.Second
+	cmd.WaitDelay = opt.WaitDelay
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = 2 * time.Second
+	}
 	out := newTailWriter(opt.TailLines, opt.MetricLine)
 	cmd.Stdout = out
 	cmd.Stderr = out
