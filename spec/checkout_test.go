@@ -40,7 +40,7 @@ import (
 // them under the same rules as every golden file (engine/golden: refused
 // when CI is set).
 
-// EnvCheckout names the variable that selects the checkout.
+// envCheckout names the variable that selects the checkout.
 const envCheckout = "STRATA_CHECKOUT"
 
 // checkoutDir returns the checkout STRATA_CHECKOUT names, resolved as above,
@@ -230,7 +230,7 @@ func TestCheckout(t *testing.T) {
 	t.Run("golden", func(t *testing.T) {
 		dir, shown := checkoutGolden(root)
 		if _, err := os.Stat(dir); err != nil && !golden.Update() {
-			t.Skipf("no golden reports for this checkout in %s: create them with go test ./spec/ -run Checkout/golden -update", dir)
+			t.Skipf("no golden reports for this checkout in %s: create them with %s=%s go test ./spec/ -run Checkout/golden -update", dir, envCheckout, os.Getenv(envCheckout))
 		}
 		rep, err := audit.Audit(root, "")
 		require.NoError(t, err)
