@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/runconf"
@@ -26,10 +25,14 @@ type RecordedFile struct {
 	Outside bool
 	// Missing is true when the snapshot has no such file.
 	Missing bool
-	// Data and SHA256 are the file's content and its hex sha256, when it
-	// was read.
-	Data   []byte
+	// Size and SHA256 are the file's size and hex sha256, when it was
+	// read.
+	Size   int64
 	SHA256 string
+	// Data is the file's content, kept for inputs (prompts, token files,
+	// files a command line names); nil for scripts and binaries, whose
+	// hash is all a rule needs.
+	Data []byte
 }
 
 // Read reports whether the file's content is known.
@@ -46,7 +49,7 @@ func (f *RecordedFile) Describe() string {
 	case f.Missing:
 		return "(not in the snapshot)"
 	}
-	return fmt.Sprintf("(%s bytes, sha256 %s)", num.Format(float64(len(f.Data)), 0), runconf.ShortHash(f.SHA256))
+	return fmt.Sprintf("(%s bytes, sha256 %s)", num.Format(float64(f.Size), 0), runconf.ShortHash(f.SHA256))
 }
 
 // RecordedFiles are the files the run records name, each read once, by the
@@ -64,8 +67,8 @@ func (fs RecordedFiles) Describe(name string) string { return fs[name].Describe(
 // cannot read.
 var Files = NewKey("recorded files", func(s *Set) (RecordedFiles, error) {
 	out := RecordedFiles{}
-	add := func(name, where string) error {
-		if _, ok := out[name]; ok {
+	add := func(name, where string, keep bool) error {
+		if f, ok := out[name]; ok && (f.Data != nil || !keep || !f.Read()) {
 			return nil
 		}
 		f := &RecordedFile{Name: name}
@@ -87,21 +90,29 @@ var Files = NewKey("recorded files", func(s *Set) (RecordedFiles, error) {
 		case err != nil:
 			return fmt.Errorf("%s: %w", where, err)
 		default:
-			f.Data, f.SHA256 = b, runconf.SHA256(b)
+			f.Size, f.SHA256 = int64(len(b)), runconf.SHA256(b)
+			if keep {
+				f.Data = b
+			}
 		}
 		return nil
 	}
 	prov := s.Snap.Provenance
-	for _, p := range slices.Concat(prov.Files, prov.Prompts) {
-		if err := add(p.Path, fmt.Sprintf("%s:%d: %s", s.Snap.ResultsFile, p.Line, p.JSONPath)); err != nil {
+	for _, p := range prov.Prompts {
+		if err := add(p.Path, fmt.Sprintf("%s:%d: %s", s.Snap.ResultsFile, p.Line, p.JSONPath), true); err != nil {
 			return nil, err
 		}
 	}
 	for _, r := range s.Snap.Runs {
 		for _, name := range runconf.Of(r, nil, nil).Files {
-			if err := add(name, fmt.Sprintf("%s:%d: run %s", r.File, r.Line, r.Name)); err != nil {
+			if err := add(name, fmt.Sprintf("%s:%d: run %s", r.File, r.Line, r.Name), true); err != nil {
 				return nil, err
 			}
+		}
+	}
+	for _, p := range prov.Files {
+		if err := add(p.Path, fmt.Sprintf("%s:%d: %s", s.Snap.ResultsFile, p.Line, p.JSONPath), false); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

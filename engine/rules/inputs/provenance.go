@@ -98,9 +98,9 @@ func provenanceHashes(p *analysis.Pass, s *archive.Snapshot, files facts.Recorde
 			case f.SHA256 != pf.SHA256:
 				fd.Raw = "sha256 " + runconf.ShortHash(f.SHA256)
 				fd.Message = fmt.Sprintf("%s %s: sha256 on disk %s, provenance record %s", group.kind, pf.Path, runconf.ShortHash(f.SHA256), runconf.ShortHash(pf.SHA256))
-			case int64(len(f.Data)) != pf.Bytes:
-				fd.Raw = num.Format(float64(len(f.Data)), 0) + " bytes"
-				fd.Message = fmt.Sprintf("%s %s: %s bytes on disk, provenance record %s", group.kind, pf.Path, num.Format(float64(len(f.Data)), 0), num.Format(float64(pf.Bytes), 0))
+			case f.Size != pf.Bytes:
+				fd.Raw = num.Format(float64(f.Size), 0) + " bytes"
+				fd.Message = fmt.Sprintf("%s %s: %s bytes on disk, provenance record %s", group.kind, pf.Path, num.Format(float64(f.Size), 0), num.Format(float64(pf.Bytes), 0))
 			default:
 				*group.n++
 				continue
