@@ -66,7 +66,10 @@ func loadPlanCheck(c *Context) (*PlanCheck, error) {
 		return nil, err
 	}
 	env := &claims.Env{Metrics: make(map[string]*tail.Metrics, len(c.Metrics)+len(c.Snap.Parity)), Table: t}
+	tails := make(map[string]string, len(c.Snap.Runs)+len(c.Snap.Parity))
+	env.Tail = func(run string) string { return tails[run] }
 	for _, r := range c.Snap.Runs {
+		tails[r.Name] = r.Tail
 		env.Names = append(env.Names, r.Name)
 		env.Metrics[r.Name] = c.Metrics[r.Name]
 	}
@@ -75,12 +78,24 @@ func loadPlanCheck(c *Context) (*PlanCheck, error) {
 		if ms == nil {
 			ms = tail.ParseRouteParity(rec.File, rec.Text)
 		}
+		tails[rec.File] = rec.Text
 		env.Names = append(env.Names, rec.File)
 		env.Metrics[rec.File] = ms
 	}
 	pc := &PlanCheck{Doc: doc, Table: t, Env: env, Result: claims.Check(doc, t, env)}
 	pc.first = firstRuns(c)
 	return pc, nil
+}
+
+// registerPlanRule registers a rule over the plan check.
+func registerPlanRule(name, doc string, f func(*PlanCheck) []finding.Finding) {
+	Register(Rule{Name: name, Doc: doc, Check: func(c *Context) ([]finding.Finding, error) {
+		pc, err := LoadPlanCheck(c)
+		if err != nil {
+			return nil, err
+		}
+		return f(pc), nil
+	}})
 }
 
 func unwrapPath(err error) error {

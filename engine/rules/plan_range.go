@@ -8,17 +8,9 @@ import (
 )
 
 func init() {
-	Register(Rule{
-		Name: "plan.range",
-		Doc:  "a quoted range over a run set covers every run of the set (the cold first run included)",
-		Check: func(c *Context) ([]finding.Finding, error) {
-			pc, err := LoadPlanCheck(c)
-			if err != nil {
-				return nil, err
-			}
-			return planRange(pc), nil
-		},
-	})
+	registerPlanRule("plan.range",
+		"a quoted range over a run set covers every run of the set (the cold first run included)",
+		planRange)
 }
 
 func planRange(pc *PlanCheck) []finding.Finding {

@@ -8,25 +8,28 @@ import (
 )
 
 func init() {
-	Register(Rule{
-		Name: "plan.stale",
-		Doc:  "every claims row still finds its quote in PLAN at its place, its source in the archive, and the caveat it names beside the quote",
-		Check: func(c *Context) ([]finding.Finding, error) {
-			pc, err := LoadPlanCheck(c)
-			if err != nil {
-				return nil, err
-			}
-			return planStale(pc), nil
-		},
-	})
+	registerPlanRule("plan.stale",
+		"every claims row still finds its quote in PLAN at its place, its source in the archive, and the caveat it names beside the quote",
+		planStale)
 }
 
 func planStale(pc *PlanCheck) []finding.Finding {
 	var out []finding.Finding
 	const rule = "plan.stale"
 	for _, s := range pc.Result.MissingSections {
+		kind := "claim section"
+		for _, sk := range pc.Table.Skips {
+			if sk == s {
+				kind = "skip section"
+			}
+		}
 		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: claims.File, Line: s.Line, Quote: s.Place,
-			Message: fmt.Sprintf("claim section %s is not in %s", s.Place, PlanFile)})
+			Message: fmt.Sprintf("%s %s is not in %s", kind, s.Place, PlanFile)})
+	}
+	for _, s := range pc.Result.EmptySections {
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: claims.File, Line: s.Line, Quote: s.Place,
+			Message: fmt.Sprintf("claim section %s holds no number in %s: the line gates nothing", s.Place, PlanFile),
+			Fix:     "point the section line at the part of the plan that quotes the runs, or remove it"})
 	}
 	fresh := 0
 	for _, b := range pc.Result.Bindings {

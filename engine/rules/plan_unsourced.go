@@ -10,19 +10,11 @@ import (
 )
 
 func init() {
-	Register(Rule{
-		Name: "plan.unsourced",
-		Doc: "every number in PLAN's claim sections is bound by a claims row to a source that prints it (at the quoted precision and unit, " +
-			"and no more precisely than the source printed it); an unbound number names the nearest raw values: the runs' printed metrics " +
+	registerPlanRule("plan.unsourced",
+		"every number in PLAN's claim sections is bound by a claims row to a source that prints it (at the quoted precision and unit, "+
+			"and no more precisely than the source printed it); an unbound number names the nearest raw values: the runs' printed metrics "+
 			"and the values the claims rows derive",
-		Check: func(c *Context) ([]finding.Finding, error) {
-			pc, err := LoadPlanCheck(c)
-			if err != nil {
-				return nil, err
-			}
-			return planUnsourced(pc), nil
-		},
-	})
+		planUnsourced)
 }
 
 func planUnsourced(pc *PlanCheck) []finding.Finding {
@@ -65,23 +57,96 @@ func planUnsourced(pc *PlanCheck) []finding.Finding {
 		}
 	}
 	for _, u := range pc.Result.Unbound {
-		var near []string
-		for i, items := range u.Nearest {
-			q := u.Token.Parts[i]
-			near = append(near, itemList(items, func(it claims.Item) string {
-				v := claims.Format(it.Value, printedLike(it, q))
-				if it.Unit != "" {
-					v += " " + it.Unit
-				}
-				return fmt.Sprintf("%s (%s)", v, it.Label())
-			}))
+		raw := nearestRaw(u)
+		why := "no claims row binds it"
+		if constPlausible(pc.Table, u) {
+			why += " and it is not a declared constant"
 		}
-		raw := "nearest raw: " + strings.Join(near, " | ")
 		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: PlanFile, Line: u.Token.Line,
 			Quote: u.Token.Text, Raw: raw,
-			Message: fmt.Sprintf("%s: %s is unsourced: no claims row binds it and it is not a declared constant; %s", u.Place, u.Token.Text, raw)})
+			Message: fmt.Sprintf("%s: %s is unsourced: %s; %s", u.Place, u.Token.Text, why, raw),
+			Fix:     "bind it with a row in " + claims.File + " (go run ./tools/audit -suggest proposes one), or correct it to the value its run printed"})
+	}
+	if n := pc.Result.UnboundMore; n > 0 {
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: PlanFile,
+			Message: fmt.Sprintf("and %d more unsourced numbers in the claim sections (the first %d are listed)", n, len(pc.Result.Unbound))})
+	}
+	for _, sc := range pc.Result.Spans {
+		f := finding.Finding{Rule: rule, Severity: finding.Pass, File: PlanFile, Line: sc.Line, Quote: "`" + sc.Span.Text + "`", Check: "code-span"}
+		switch {
+		case sc.OK && sc.Run != "":
+			f.Source = sc.Run
+			f.Message = fmt.Sprintf("%s: the code span `%s` occurs verbatim in the tail of %s", sc.Place, sc.Span.Text, sc.Run)
+		case sc.OK:
+			f.Message = fmt.Sprintf("%s: every number of the code span `%s` is bound by a claims row", sc.Place, sc.Span.Text)
+		default:
+			f.Severity = finding.Fail
+			where := "no run is bound at " + sc.Place
+			if len(sc.Runs) > 0 {
+				where = "it is in the tail of none of the runs bound there (" + strings.Join(clipList(sc.Runs, 4), ", ") + ")"
+			}
+			f.Message = fmt.Sprintf("%s: the code span `%s` quotes %s: %s, and no claims row binds %s", sc.Place, sc.Span.Text,
+				strings.Join(sc.Loose, ", "), where, strings.Join(sc.Loose, ", "))
+			f.Fix = "quote the tail line exactly as the run printed it, or bind its numbers with rows in " + claims.File
+		}
+		out = append(out, f)
 	}
 	return dedupeFindings(out)
+}
+
+// nearestRaw describes the raw values nearest to an unbound number, part by
+// part: "nearest raw: 13.70 tok/s (run: metric), …". A part no run prints
+// anything near (no value in its unit) says so instead of listing nothing.
+func nearestRaw(u claims.Unbound) string {
+	var near []string
+	found := false
+	for i, items := range u.Nearest {
+		q := u.Token.Parts[i]
+		if len(items) == 0 {
+			unit := u.Token.Units[i]
+			if unit == "" {
+				unit = "any unit"
+			}
+			near = append(near, fmt.Sprintf("no archived value in %s", unit))
+			continue
+		}
+		found = true
+		near = append(near, itemList(items, func(it claims.Item) string {
+			v := claims.Format(it.Value, printedLike(it, q))
+			if it.Unit != "" {
+				v += " " + it.Unit
+			}
+			return fmt.Sprintf("%s (%s)", v, it.Label())
+		}))
+	}
+	if !found {
+		return "no archived run prints a value in its unit (" + strings.Join(near, " | ") + ")"
+	}
+	return "nearest raw: " + strings.Join(near, " | ")
+}
+
+// constPlausible reports whether an unbound number may have been meant as a
+// declared constant: the table declares one in its unit, or no run prints
+// a value in its unit at all (a design figure rather than a measurement).
+func constPlausible(t *claims.Table, u claims.Unbound) bool {
+	for _, c := range t.Consts {
+		if c.Unit == u.Token.Unit {
+			return true
+		}
+	}
+	for _, items := range u.Nearest {
+		if len(items) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func clipList(l []string, n int) []string {
+	if len(l) <= n {
+		return l
+	}
+	return append(append([]string(nil), l[:n]...), fmt.Sprintf("… %d more", len(l)-n))
 }
 
 // printedLike returns the number to format a raw item like: its own printed
