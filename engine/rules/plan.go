@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/plan"
@@ -33,7 +34,8 @@ type PlanCheck struct {
 	Env    *claims.Env
 	Result *claims.Result
 
-	first map[string]string // model file → first strata run reading it
+	first map[string]string       // model file → first strata run reading it
+	runs  map[string]*archive.Run // the archive's runs by name
 }
 
 // LoadPlanCheck reads PLAN.md and PLAN.claims from the snapshot root and
@@ -84,6 +86,10 @@ func loadPlanCheck(c *Context) (*PlanCheck, error) {
 	}
 	pc := &PlanCheck{Doc: doc, Table: t, Env: env, Result: claims.Check(doc, t, env)}
 	pc.first = firstRuns(c)
+	pc.runs = make(map[string]*archive.Run, len(c.Snap.Runs))
+	for _, r := range c.Snap.Runs {
+		pc.runs[r.Name] = r
+	}
 	return pc, nil
 }
 
