@@ -96,17 +96,27 @@ func modelClass(id string) byte {
 	return 'Q'
 }
 
+// labelGroup is what makes two labels of a line say the same thing
+// (MoCE=0 and MoCE=0.85, Q2_0 and IQ3_S): its setting, or its kind of
+// model identifier.
+func labelGroup(lb plan.Label) string {
+	if lb.Kind == plan.Model {
+		return "model:" + string(modelClass(lb.Name))
+	}
+	return "setting:" + labelKey(lb.Name)
+}
+
 func planLabel(pc *PlanCheck) []finding.Finding {
 	const rule = "plan.label"
-	// the runs each plan line's numbers are bound to
-	lineRuns := map[int][]string{}
+	// the bound quotes of each plan line
+	byLine := map[int][]claims.Binding{}
 	for _, b := range pc.Result.Bindings {
 		if b.Token.Line > 0 && b.Status != claims.Stale {
-			lineRuns[b.Token.Line] = appendNewNames(lineRuns[b.Token.Line], b.Row.MetricRuns(pc.Env)...)
+			byLine[b.Token.Line] = append(byLine[b.Token.Line], b)
 		}
 	}
-	lines := make([]int, 0, len(lineRuns))
-	for ln := range lineRuns {
+	lines := make([]int, 0, len(byLine))
+	for ln := range byLine {
 		lines = append(lines, ln)
 	}
 	sort.Ints(lines)
@@ -118,30 +128,53 @@ func planLabel(pc *PlanCheck) []finding.Finding {
 		if len(labels) == 0 {
 			continue
 		}
-		var runs []string
-		var cfg []runLabels
-		for _, name := range lineRuns[ln] {
-			r := pc.runs[name]
-			if r == nil {
-				continue // a record (route_parity log): no configuration
-			}
-			rl, ok := cache[name]
-			if !ok {
-				rl = labelsOf(r)
-				cache[name] = rl
-			}
-			runs, cfg = append(runs, name), append(cfg, rl)
-		}
-		if len(runs) == 0 {
-			continue
-		}
 		place := pc.Doc.Place(ln)
-		var agreed []string
-		for _, lb := range labels {
+		var agreed, allRuns []string
+		for i, lb := range labels {
+			// a label speaks for the quotes between the labels of its
+			// group before and after it ("Q2_0 3.66–6.44 GB/s, IQ3_S
+			// 6.10–7.07 GB/s"; "14.3 tok/s at -ub 1024, 21.7 at -ub 2048")
+			lo, hi := 0, len(l.Text)+1
+			for j, o := range labels {
+				if j == i || labelGroup(o) != labelGroup(lb) {
+					continue
+				}
+				if o.Col < lb.Col && o.Col > lo {
+					lo = o.Col
+				}
+				if o.Col > lb.Col && o.Col < hi {
+					hi = o.Col
+				}
+			}
+			if inParens(l.Text, lb.Col-1) {
+				// "23.42 GiB (IQ3_S)", "(K=256, MoCE=0.85)": it qualifies
+				// the quotes before it
+				hi = lb.Col
+			}
+			var runs []string
+			var cfg []runLabels
+			for _, b := range byLine[ln] {
+				if b.Token.Col <= lo || b.Token.Col >= hi {
+					continue
+				}
+				for _, name := range b.Row.MetricRuns(pc.Env) {
+					r := pc.runs[name]
+					if r == nil || containsName(runs, name) {
+						continue // a record (route_parity log) has no configuration
+					}
+					rl, ok := cache[name]
+					if !ok {
+						rl = labelsOf(r)
+						cache[name] = rl
+					}
+					runs, cfg = append(runs, name), append(cfg, rl)
+				}
+			}
 			msg, checked, ok := checkLabel(lb, runs, cfg)
 			if !checked {
 				continue
 			}
+			allRuns = appendNewNames(allRuns, runs...)
 			if ok {
 				agreed = appendNewNames(agreed, lb.Text)
 				continue
@@ -157,11 +190,25 @@ func planLabel(pc *PlanCheck) []finding.Finding {
 				verb = "agree"
 			}
 			out = append(out, finding.Finding{Rule: rule, Severity: finding.Pass, File: PlanFile, Line: ln, Quote: strings.Join(agreed, ", "),
-				Source:  strings.Join(clipList(runs, 4), ", "),
+				Source:  strings.Join(clipList(allRuns, 4), ", "),
 				Message: fmt.Sprintf("%s: %s %s with the runs this line's numbers are bound to", placeOr(place), strings.Join(agreed, ", "), verb)})
 		}
 	}
 	return out
+}
+
+// inParens reports whether text[i] is inside parentheses.
+func inParens(text string, i int) bool {
+	return strings.LastIndexByte(text[:i], '(') > strings.LastIndexByte(text[:i], ')')
+}
+
+func containsName(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // checkLabel checks one label against the runs a line is bound to. A label

@@ -6,7 +6,6 @@ import (
 
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/strataspec/strataspec/engine/num"
 )
 
 func init() {
@@ -94,35 +93,8 @@ func planUnsourced(pc *PlanCheck) []finding.Finding {
 	return dedupeFindings(out)
 }
 
-// nearestRaw describes the raw values nearest to an unbound number, part by
-// part: "nearest raw: 13.70 tok/s (run: metric), …". A part no run prints
-// anything near (no value in its unit) says so instead of listing nothing.
 func nearestRaw(u claims.Unbound) string {
-	var near []string
-	found := false
-	for i, items := range u.Nearest {
-		q := u.Token.Parts[i]
-		if len(items) == 0 {
-			unit := u.Token.Units[i]
-			if unit == "" {
-				unit = "any unit"
-			}
-			near = append(near, fmt.Sprintf("no archived value in %s", unit))
-			continue
-		}
-		found = true
-		near = append(near, itemList(items, func(it claims.Item) string {
-			v := claims.Format(it.Value, printedLike(it, q))
-			if it.Unit != "" {
-				v += " " + it.Unit
-			}
-			return fmt.Sprintf("%s (%s)", v, it.Label())
-		}))
-	}
-	if !found {
-		return "no archived run prints a value in its unit (" + strings.Join(near, " | ") + ")"
-	}
-	return "nearest raw: " + strings.Join(near, " | ")
+	return claims.DescribeNearest(u.Token.Parts, u.Token.Units, u.Nearest)
 }
 
 // constPlausible reports whether an unbound number may have been meant as a
@@ -147,17 +119,6 @@ func clipList(l []string, n int) []string {
 		return l
 	}
 	return append(append([]string(nil), l[:n]...), fmt.Sprintf("… %d more", len(l)-n))
-}
-
-// printedLike returns the number to format a raw item like: its own printed
-// text when it has one, else the quote.
-func printedLike(it claims.Item, q num.Number) num.Number {
-	if it.Text != "" {
-		if n, err := num.Parse(it.Text); err == nil {
-			return n
-		}
-	}
-	return q
 }
 
 // elsewhere says, per part of a mismatched quote, whether any run prints it.

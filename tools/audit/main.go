@@ -5,7 +5,11 @@
 //
 // Usage:
 //
-//	audit [-root DIR] [-format text|markdown|json|github] [-rules a,b]
+//	audit [-root DIR] [-format text|markdown|json|github] [-rules a,b] [-strict] [-suggest]
+//
+// -strict fails the measurement-like numbers outside the claim sections
+// (rule plan.uncovered warns by default); -suggest prints PLAN.claims rows
+// for the numbers the gate cannot source, and writes nothing.
 //
 // The default root is fixtures/m5. Exit status: 0 when no finding fails,
 // 1 when one does (verdict FALSIFIER HIT), 2 on bad usage or unreadable input.
@@ -37,8 +41,9 @@ func run(stdout, stderr io.Writer, args []string) int {
 	format := fs.String("format", "text", "output `format`: "+strings.Join(report.Formats(), ", "))
 	ruleList := fs.String("rules", "", "comma-separated rule `ids` (a prefix selects its sub-rules: plan = plan.*); empty for all")
 	list := fs.Bool("list", false, "list the rules and exit")
+	gate := addGateFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format text|markdown|json|github] [-rules a,b] [-list]\n")
+		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format text|markdown|json|github] [-rules a,b] [-list] [-strict] [-suggest]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -58,6 +63,9 @@ func run(stdout, stderr io.Writer, args []string) int {
 		}
 		return 0
 	}
+	if *gate.suggest {
+		return runSuggest(stdout, stderr, *root)
+	}
 	if !validFormat(*format) {
 		fmt.Fprintf(stderr, "audit: unknown -format %q (want one of %s)\n", *format, strings.Join(report.Formats(), ", "))
 		return 2
@@ -66,6 +74,9 @@ func run(stdout, stderr io.Writer, args []string) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2
+	}
+	if *gate.strict {
+		rep = strictReport(rep)
 	}
 	if err := rep.Write(stdout, *format); err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
