@@ -72,3 +72,18 @@ func listOrNone(l []string) string {
 	}
 	return strings.Join(l, ", ")
 }
+
+// Strict returns the findings with plan.uncovered's warnings about ungated
+// numbers made failures (tools/audit -strict): a plan that has adopted the
+// gate fails on any measurement-like number left outside it.
+func Strict(fs []finding.Finding) []finding.Finding {
+	out := make([]finding.Finding, len(fs))
+	copy(out, fs)
+	for i, f := range out {
+		if f.Rule == "plan.uncovered" && f.Check == UncoveredCheck && f.Severity == finding.Warn {
+			out[i].Severity = finding.Fail
+			out[i].Message += " (-strict)"
+		}
+	}
+	return out
+}

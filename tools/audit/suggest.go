@@ -8,7 +8,6 @@ import (
 
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/claims"
-	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/rules"
 )
@@ -28,22 +27,10 @@ func addGateFlags(fs *flag.FlagSet) gateFlags {
 }
 
 // strictReport returns the report with plan.uncovered's warnings about
-// ungated numbers made failures, the summary and verdict recomputed.
+// ungated numbers made failures (rules.Strict), the summary and verdict
+// recomputed.
 func strictReport(rep *report.Report) *report.Report {
-	fs := make([]finding.Finding, len(rep.Findings))
-	copy(fs, rep.Findings)
-	changed := false
-	for i, f := range fs {
-		if f.Rule == "plan.uncovered" && f.Check == rules.UncoveredCheck && f.Severity == finding.Warn {
-			fs[i].Severity = finding.Fail
-			fs[i].Message += " (-strict)"
-			changed = true
-		}
-	}
-	if !changed {
-		return rep
-	}
-	return report.New(rep.Root, rep.Summary.Rules, fs)
+	return report.New(rep.Root, rep.Summary.Rules, rules.Strict(rep.Findings))
 }
 
 // runSuggest prints the suggestions for the snapshot at root: for each
