@@ -63,7 +63,7 @@ func (e *Expr) walk(f func(*Expr)) {
 }
 
 // MaxDepth is how deeply derivations may nest in one expression. The
-// deepest row of the fixtures nests 7 calls; a deeper expression is a
+// deepest row of the fixtures nests 8 calls; a deeper expression is a
 // syntax error, so that parsing, evaluation and printing recurse a bounded
 // number of times whatever the table holds.
 const MaxDepth = 32

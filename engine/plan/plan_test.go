@@ -292,3 +292,55 @@ func BenchmarkParse100k(b *testing.B) {
 		}
 	}
 }
+
+func TestInPlace(t *testing.T) {
+	tests := []struct {
+		p, want string
+		in      bool
+	}{
+		{"§7.1 #5", "§7.1 #5", true},
+		{"§7.1 #5", "§7.1", true},
+		{"§7.1 #5", "§7", true},
+		{"§2.7.A #29", "§2.7", true},
+		{"§7.10", "§7.1", false},
+		{"§7.1 #4", "§7.1 #5", false},
+		{"§7", "§7.1", false},
+		{"", "§7", false},
+		{"§3.1", "", true},
+	}
+	for _, tt := range tests {
+		if got := InPlace(tt.p, tt.want); got != tt.in {
+			t.Errorf("InPlace(%q, %q) = %v; want %v", tt.p, tt.want, got, tt.in)
+		}
+	}
+}
+
+// TestSectionIn: a section is in a place by structure too — an unnumbered
+// heading under §3 is in §3.
+func TestSectionIn(t *testing.T) {
+	d := Parse("PLAN.md", []byte("## 3. Runtime\n\n### Threads\n\n8 threads\n\n## 4. Quality\n"))
+	s := d.Lines[4].Section
+	for _, tt := range []struct {
+		want string
+		in   bool
+	}{{"§3", true}, {"§4", false}, {"§3.1", false}} {
+		if got := s.In(tt.want); got != tt.in {
+			t.Errorf("section %q In(%q) = %v; want %v", s.Title, tt.want, got, tt.in)
+		}
+	}
+}
+
+// TestCodeSpans lists the closed code spans of a line, not those in a fence.
+func TestCodeSpans(t *testing.T) {
+	d := Parse("PLAN.md", []byte("a `-ub 1024` and ``x ` y`` and `open\n```\n`in fence`\n```\n"))
+	var got []string
+	for _, sp := range d.Lines[0].CodeSpans() {
+		got = append(got, fmt.Sprintf("%d:%s", sp.Col, sp.Text))
+	}
+	if w := "3:-ub 1024 18:x ` y"; strings.Join(got, " ") != w {
+		t.Errorf("CodeSpans = %q; want %q", got, w)
+	}
+	if sp := d.Lines[2].CodeSpans(); sp != nil {
+		t.Errorf("CodeSpans in a fence = %v; want none", sp)
+	}
+}
