@@ -23,8 +23,8 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/report"
-	"github.com/strataspec/strataspec/engine/rules"
 )
 
 func main() {
@@ -42,6 +42,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 	ruleList := fs.String("rules", "", "comma-separated rule `ids` (a prefix selects its sub-rules: plan = plan.*); empty for all")
 	list := fs.Bool("list", false, "list the rules and exit")
 	gate := addGateFlags(fs)
+	initDir := fs.String("init", "", "write a starter "+checkout.File+" for `dir` by inspecting it, and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format text|markdown|json|github] [-rules a,b] [-list] [-strict] [-suggest]\n")
 		fs.PrintDefaults()
@@ -57,8 +58,11 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fs.Usage()
 		return 2
 	}
+	if *initDir != "" {
+		return runInit(stdout, stderr, *initDir)
+	}
 	if *list {
-		for _, r := range rules.All() {
+		for _, r := range audit.Rules() {
 			fmt.Fprintf(stdout, "%-16s %s\n", r.Name, r.Doc)
 		}
 		return 0
