@@ -5,7 +5,8 @@
 //
 // Usage:
 //
-//	audit [-root DIR] [-format text|markdown|json|github] [-rules a,b] [-strict] [-suggest]
+//	audit [-root DIR] [-format text|markdown|json|github|sarif|junit|html] [-rules a,b]
+//	      [-v] [-previous FILE] [-path-prefix PATH] [-strict] [-suggest]
 //
 // -strict fails the measurement-like numbers outside the claim sections
 // (rule plan.uncovered warns by default); -suggest prints PLAN.claims rows
@@ -43,8 +44,10 @@ func run(stdout, stderr io.Writer, args []string) int {
 	list := fs.Bool("list", false, "list the rules and exit")
 	gate := addGateFlags(fs)
 	initDir := fs.String("init", "", "write a starter "+checkout.File+" for `dir` by inspecting it, and exit")
+	var rf reportFlags
+	rf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format text|markdown|json|github] [-rules a,b] [-list] [-strict] [-suggest]\n")
+		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format %s] [-rules a,b] [-v] [-previous FILE] [-path-prefix PATH] [-list] [-init DIR] [-strict] [-suggest]\n", strings.Join(report.Formats(), "|"))
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -74,6 +77,11 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "audit: unknown -format %q (want one of %s)\n", *format, strings.Join(report.Formats(), ", "))
 		return 2
 	}
+	prev, err := rf.readPrevious()
+	if err != nil {
+		fmt.Fprintf(stderr, "audit: %v\n", err)
+		return 2
+	}
 	rep, err := audit.Audit(*root, *ruleList)
 	if err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
@@ -82,7 +90,10 @@ func run(stdout, stderr io.Writer, args []string) int {
 	if *gate.strict {
 		rep = strictReport(rep)
 	}
-	if err := rep.Write(stdout, *format); err != nil {
+	if rf.previous != "" {
+		rep.Compare(rf.previous, prev)
+	}
+	if err := rep.WriteOptions(stdout, *format, rf.options(*root)); err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2
 	}

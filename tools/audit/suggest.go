@@ -30,7 +30,9 @@ func addGateFlags(fs *flag.FlagSet) gateFlags {
 // ungated numbers made failures (rules.Strict), the summary and verdict
 // recomputed.
 func strictReport(rep *report.Report) *report.Report {
-	return report.New(rep.Root, rep.Summary.Rules, rules.Strict(rep.Findings))
+	out := report.NewWithRules(rep.Root, rep.Rules, rules.Strict(rep.Findings))
+	out.Info = rep.Info
+	return out
 }
 
 // runSuggest prints the suggestions for the snapshot at root: for each
