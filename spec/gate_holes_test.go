@@ -12,6 +12,7 @@ import (
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/rules"
+	plangate "github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,7 +39,7 @@ func sourced(fs []finding.Finding) []string {
 func gateCounts(t *testing.T, fs []finding.Finding) (raw, msg string) {
 	t.Helper()
 	for _, f := range fs {
-		if f.Rule == "plan.uncovered" && f.Check == rules.GateCheck {
+		if f.Rule == "plan.uncovered" && f.Check == plangate.GateCheck {
 			return f.Raw, f.Message
 		}
 	}
@@ -108,7 +109,7 @@ func TestGateUncovered(t *testing.T) {
 	want := []string{fmt.Sprintf("%d:1,024-token", line), fmt.Sprintf("%d:14.27 tok/s", line)}
 	require.Equal(t, want, warned, "plan.uncovered warnings")
 
-	strict := report.New("x", []string{"plan"}, rules.Strict(fs))
+	strict := report.New("x", []string{"plan"}, plangate.Strict(fs))
 	if !strict.Failed() || strict.Summary.Fail != 2 {
 		t.Errorf("-strict: %d fails; want the 2 ungated numbers", strict.Summary.Fail)
 	}
@@ -189,7 +190,7 @@ func TestGateDeepExpression(t *testing.T) {
 	row := "§7.1 #5 | 1 ms | " + strings.Repeat("ceil(", depth) + "1" + strings.Repeat(")", depth) + "\n"
 	bad := append(bytes.Clone(ct), row...)
 	line := bytes.Count(bad, []byte("\n"))
-	_, err := planRules[0].Check(withFiles(t, base, pt, bad))
+	err := checkRule(withFiles(t, base, pt, bad), planRules[0])
 	want := fmt.Sprintf("PLAN.claims:%d: row: source", line)
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "nested deeper than") || len(err.Error()) > 400 {
 		t.Errorf("a %d-deep expression: error %.300v; want a short one starting %q", depth, err, want)

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -68,11 +69,7 @@ func checkSpans(doc *plan.Doc, t *Table, env *Env, res *Result, lines []int, byQ
 
 func appendNew(l []string, add ...string) []string {
 	for _, a := range add {
-		found := false
-		for _, x := range l {
-			found = found || x == a
-		}
-		if !found {
+		if !slices.Contains(l, a) {
 			l = append(l, a)
 		}
 	}

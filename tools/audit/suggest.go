@@ -10,6 +10,7 @@ import (
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/rules"
+	plangate "github.com/strataspec/strataspec/engine/rules/plan"
 )
 
 // gateFlags are the plan gate's flags: -suggest prints claims rows for the
@@ -30,7 +31,7 @@ func addGateFlags(fs *flag.FlagSet) gateFlags {
 // ungated numbers made failures (rules.Strict), the summary and verdict
 // recomputed.
 func strictReport(rep *report.Report) *report.Report {
-	out := report.NewWithRules(rep.Root, rep.Rules, rules.Strict(rep.Findings))
+	out := report.NewWithRules(rep.Root, rep.Rules, plangate.Strict(rep.Findings))
 	out.Info = rep.Info
 	return out
 }

@@ -1,10 +1,9 @@
-package rules
+package plan
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
@@ -16,25 +15,24 @@ const UncoveredCheck = "ungated"
 // gated and ungated numbers.
 const GateCheck = "gate"
 
-func init() {
-	registerPlanRule("plan.uncovered",
-		"every measurement-like number of PLAN (a unit, a percentage, a rate, a range, an arrow pair, a ratio) outside the claim sections "+
-			"is listed as a warning, unless its section is declared not claims (skip §N in PLAN.claims); the counts of gated and ungated numbers, per section, show a gate removed",
-		planUncovered)
-}
+// Uncovered is rule plan.uncovered.
+var Uncovered = newAnalyzer("plan.uncovered",
+	"every measurement-like number of PLAN (a unit, a percentage, a rate, a range, an arrow pair, a ratio) outside the claim sections "+
+		"is listed as a warning, unless its section is declared not claims (skip §N in PLAN.claims); the counts of gated and ungated numbers, per section, show a gate removed",
+	planUncovered)
 
-func planUncovered(pc *PlanCheck) []finding.Finding {
+func planUncovered(pc *check) []finding.Finding {
 	const rule = "plan.uncovered"
 	g := pc.Result.Gate
 	var out []finding.Finding
 	for _, u := range pc.Result.Uncovered {
-		out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: PlanFile, Line: u.Token.Line, Quote: u.Token.Text,
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: pc.Doc.File, Line: u.Token.Line, Quote: u.Token.Text,
 			Check:   UncoveredCheck,
 			Message: fmt.Sprintf("%s: %s is outside the claim sections, so no run is checked for it", u.Place, u.Token.Text),
-			Fix:     fmt.Sprintf("bind it: `section %s` and a row in %s; or, if %s is not claims (design targets, history), `skip %s  # why`", fixPlace(u.Place), claims.File, u.Place, fixPlace(u.Place))})
+			Fix:     fmt.Sprintf("bind it: `section %s` and a row in %s; or, if %s is not claims (design targets, history), `skip %s  # why`", fixPlace(u.Place), pc.Table.File, u.Place, fixPlace(u.Place))})
 	}
 	if more := g.Ungated - len(pc.Result.Uncovered); more > 0 {
-		out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: PlanFile, Check: UncoveredCheck,
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: pc.Doc.File, Check: UncoveredCheck,
 			Message: fmt.Sprintf("and %d more measurement-like numbers outside the claim sections (the first %d are listed)", more, len(pc.Result.Uncovered))})
 	}
 	var gated, ungated, skipped []string
@@ -51,7 +49,7 @@ func planUncovered(pc *PlanCheck) []finding.Finding {
 	}
 	msg := fmt.Sprintf("%d numbers gated (%s); %d measurement-like numbers ungated (%s); %d in sections declared not claims (%s)",
 		g.Gated, listOrNone(gated), g.Ungated, listOrNone(ungated), g.Skipped, listOrNone(skipped))
-	out = append(out, finding.Finding{Rule: rule, Severity: finding.Pass, File: claims.File, Check: GateCheck,
+	out = append(out, finding.Finding{Rule: rule, Severity: finding.Pass, File: pc.Table.File, Check: GateCheck,
 		Raw:     fmt.Sprintf("gated=%d ungated=%d skipped=%d", g.Gated, g.Ungated, g.Skipped),
 		Message: msg})
 	return out

@@ -1,4 +1,4 @@
-package rules
+package plan
 
 import (
 	"fmt"
@@ -8,32 +8,31 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
-func init() {
-	registerPlanRule("plan.unsourced",
-		"every number in PLAN's claim sections is bound by a claims row to a source that prints it (at the quoted precision and unit, "+
-			"and no more precisely than the source printed it); an unbound number names the nearest raw values: the runs' printed metrics "+
-			"and the values the claims rows derive",
-		planUnsourced)
-}
+// Unsourced is rule plan.unsourced.
+var Unsourced = newAnalyzer("plan.unsourced",
+	"every number in PLAN's claim sections is bound by a claims row to a source that prints it (at the quoted precision and unit, "+
+		"and no more precisely than the source printed it); an unbound number names the nearest raw values: the runs' printed metrics "+
+		"and the values the claims rows derive",
+	planUnsourced)
 
-func planUnsourced(pc *PlanCheck) []finding.Finding {
+func planUnsourced(pc *check) []finding.Finding {
 	var out []finding.Finding
 	const rule = "plan.unsourced"
 	if len(pc.Table.Sections) == 0 {
 		// A table that declares no claim section binds nothing and lets
 		// every number through: that is a gate switched off, not a pass.
-		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: claims.File,
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Table.File,
 			Message: "the claims table declares no claim section (a line `section §N #M`), so no number of PLAN.md is checked"})
 	}
 	inClaim := map[int]bool{}
 	for _, e := range pc.Result.PlanErrors {
 		inClaim[e.Line] = true
-		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: PlanFile, Line: e.Line,
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Line: e.Line,
 			Message: fmt.Sprintf("%s: %s", pc.Doc.Place(e.Line), e.Msg)})
 	}
 	for _, e := range pc.Doc.Errors {
 		if !inClaim[e.Line] {
-			out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: PlanFile, Line: e.Line,
+			out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: pc.Doc.File, Line: e.Line,
 				Message: fmt.Sprintf("%s (outside the claim sections)", e.Msg)})
 		}
 	}
@@ -44,15 +43,15 @@ func planUnsourced(pc *PlanCheck) []finding.Finding {
 			if b.Row.PadZeros {
 				msg += " (the plan pads the printed value with zeros; the row declares pad=zeros)"
 			}
-			out = append(out, bindingFinding(rule, b, finding.Pass, msg))
+			out = append(out, bindingFinding(pc, rule, b, finding.Pass, msg))
 		case b.Status == claims.Extra:
-			out = append(out, bindingFinding(rule, b, finding.Fail, b.Msg))
+			out = append(out, bindingFinding(pc, rule, b, finding.Fail, b.Msg))
 		case b.Status == claims.Mismatch:
 			msg := fmt.Sprintf("%s: %s is unsourced: %s; its row's source gives %s", b.Place, b.Token.Text, elsewhere(b), b.Raw)
 			if len(b.Notes) > 0 {
 				msg += "; " + strings.Join(b.Notes, "; ")
 			}
-			out = append(out, bindingFinding(rule, b, finding.Fail, msg))
+			out = append(out, bindingFinding(pc, rule, b, finding.Fail, msg))
 		}
 	}
 	for _, u := range pc.Result.Unbound {
@@ -61,17 +60,17 @@ func planUnsourced(pc *PlanCheck) []finding.Finding {
 		if constPlausible(pc.Table, u) {
 			why += " and it is not a declared constant"
 		}
-		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: PlanFile, Line: u.Token.Line,
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Line: u.Token.Line,
 			Quote: u.Token.Text, Raw: raw,
 			Message: fmt.Sprintf("%s: %s is unsourced: %s; %s", u.Place, u.Token.Text, why, raw),
-			Fix:     "bind it with a row in " + claims.File + " (go run ./tools/audit -suggest proposes one), or correct it to the value its run printed"})
+			Fix:     "bind it with a row in " + pc.Table.File + " (go run ./tools/audit -suggest proposes one), or correct it to the value its run printed"})
 	}
 	if n := pc.Result.UnboundMore; n > 0 {
-		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: PlanFile,
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File,
 			Message: fmt.Sprintf("and %d more unsourced numbers in the claim sections (the first %d are listed)", n, len(pc.Result.Unbound))})
 	}
 	for _, sc := range pc.Result.Spans {
-		f := finding.Finding{Rule: rule, Severity: finding.Pass, File: PlanFile, Line: sc.Line, Quote: "`" + sc.Span.Text + "`", Check: "code-span"}
+		f := finding.Finding{Rule: rule, Severity: finding.Pass, File: pc.Doc.File, Line: sc.Line, Quote: "`" + sc.Span.Text + "`", Check: "code-span"}
 		switch {
 		case sc.OK && sc.Run != "":
 			f.Source = sc.Run
@@ -86,7 +85,7 @@ func planUnsourced(pc *PlanCheck) []finding.Finding {
 			}
 			f.Message = fmt.Sprintf("%s: the code span `%s` quotes %s: %s, and no claims row binds %s", sc.Place, sc.Span.Text,
 				strings.Join(sc.Loose, ", "), where, strings.Join(sc.Loose, ", "))
-			f.Fix = "quote the tail line exactly as the run printed it, or bind its numbers with rows in " + claims.File
+			f.Fix = "quote the tail line exactly as the run printed it, or bind its numbers with rows in " + pc.Table.File
 		}
 		out = append(out, f)
 	}

@@ -1,8 +1,9 @@
-package rules
+package plan
 
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,15 +11,14 @@ import (
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
-	"github.com/strataspec/strataspec/engine/plan"
+	planmd "github.com/strataspec/strataspec/engine/plan"
 )
 
-func init() {
-	registerPlanRule("plan.label",
-		"the settings (MoCE=0.85), flags (-ub 1024) and model identifiers (Q2_0, K256) on a claim's line agree with the configuration "+
-			"(argv, environment, model file) of the runs its numbers are bound to",
-		planLabel)
-}
+// Label is rule plan.label.
+var Label = newAnalyzer("plan.label",
+	"the settings (MoCE=0.85), flags (-ub 1024) and model identifiers (Q2_0, K256) on a claim's line agree with the configuration "+
+		"(argv, environment, model file) of the runs its numbers are bound to",
+	planLabel)
 
 // labelAliases maps llama.cpp's short flags to the long spelling they
 // share a setting with (common/arg.cpp), after normalizing (labelKey).
@@ -99,14 +99,14 @@ func modelClass(id string) byte {
 // labelGroup is what makes two labels of a line say the same thing
 // (MoCE=0 and MoCE=0.85, Q2_0 and IQ3_S): its setting, or its kind of
 // model identifier.
-func labelGroup(lb plan.Label) string {
-	if lb.Kind == plan.Model {
+func labelGroup(lb planmd.Label) string {
+	if lb.Kind == planmd.Model {
 		return "model:" + string(modelClass(lb.Name))
 	}
 	return "setting:" + labelKey(lb.Name)
 }
 
-func planLabel(pc *PlanCheck) []finding.Finding {
+func planLabel(pc *check) []finding.Finding {
 	const rule = "plan.label"
 	// the bound quotes of each plan line
 	byLine := map[int][]claims.Binding{}
@@ -124,7 +124,7 @@ func planLabel(pc *PlanCheck) []finding.Finding {
 	var out []finding.Finding
 	for _, ln := range lines {
 		l := pc.Doc.Lines[ln-1]
-		labels := plan.Labels(l.Text)
+		labels := planmd.Labels(l.Text)
 		if len(labels) == 0 {
 			continue
 		}
@@ -159,7 +159,7 @@ func planLabel(pc *PlanCheck) []finding.Finding {
 				}
 				for _, name := range b.Row.MetricRuns(pc.Env) {
 					r := pc.runs[name]
-					if r == nil || containsName(runs, name) {
+					if r == nil || slices.Contains(runs, name) {
 						continue // a record (route_parity log) has no configuration
 					}
 					rl, ok := cache[name]
@@ -179,9 +179,9 @@ func planLabel(pc *PlanCheck) []finding.Finding {
 				agreed = appendNewNames(agreed, lb.Text)
 				continue
 			}
-			out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: PlanFile, Line: ln, Quote: lb.Text,
+			out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Line: ln, Quote: lb.Text,
 				Raw: msg, Source: strings.Join(clipList(runs, 4), ", "),
-				Message: fmt.Sprintf("%s: %s on this line, but %s", placeOr(place), lb.Text, msg),
+				Message: fmt.Sprintf("%s: %s on this line, but %s", placeOr(place, pc.Doc.File), lb.Text, msg),
 				Fix:     "label the claim with the configuration its runs used, or bind it to the runs that used this one"})
 		}
 		if len(agreed) > 0 {
@@ -189,9 +189,9 @@ func planLabel(pc *PlanCheck) []finding.Finding {
 			if len(agreed) > 1 {
 				verb = "agree"
 			}
-			out = append(out, finding.Finding{Rule: rule, Severity: finding.Pass, File: PlanFile, Line: ln, Quote: strings.Join(agreed, ", "),
+			out = append(out, finding.Finding{Rule: rule, Severity: finding.Pass, File: pc.Doc.File, Line: ln, Quote: strings.Join(agreed, ", "),
 				Source:  strings.Join(clipList(allRuns, 4), ", "),
-				Message: fmt.Sprintf("%s: %s %s with the runs this line's numbers are bound to", placeOr(place), strings.Join(agreed, ", "), verb)})
+				Message: fmt.Sprintf("%s: %s %s with the runs this line's numbers are bound to", placeOr(place, pc.Doc.File), strings.Join(agreed, ", "), verb)})
 		}
 	}
 	return out
@@ -202,20 +202,11 @@ func inParens(text string, i int) bool {
 	return strings.LastIndexByte(text[:i], '(') > strings.LastIndexByte(text[:i], ')')
 }
 
-func containsName(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // checkLabel checks one label against the runs a line is bound to. A label
 // is checked when at least one of the runs has that setting (or, for a
 // model identifier, a model file with an identifier of its kind); it holds
 // when one of them has its value.
-func checkLabel(lb plan.Label, runs []string, cfg []runLabels) (msg string, checked, ok bool) {
+func checkLabel(lb planmd.Label, runs []string, cfg []runLabels) (msg string, checked, ok bool) {
 	var vals []string              // what the runs have, in order of first run
 	byVal := map[string][]string{} // what a run has → the runs that have it
 	add := func(v, run string) {
@@ -225,7 +216,7 @@ func checkLabel(lb plan.Label, runs []string, cfg []runLabels) (msg string, chec
 		byVal[v] = append(byVal[v], run)
 	}
 	what := "ran with"
-	if lb.Kind == plan.Model {
+	if lb.Kind == planmd.Model {
 		what = "ran model"
 		class := modelClass(lb.Name)
 		for i, rl := range cfg {
@@ -266,17 +257,13 @@ func checkLabel(lb plan.Label, runs []string, cfg []runLabels) (msg string, chec
 
 // modelRE reports whether a model file name part is a model identifier.
 func modelRE(p string) bool {
-	ls := plan.Labels(p)
-	return len(ls) == 1 && ls[0].Kind == plan.Model && ls[0].Name == p
+	ls := planmd.Labels(p)
+	return len(ls) == 1 && ls[0].Kind == planmd.Model && ls[0].Name == p
 }
 
 func appendNewNames(l []string, add ...string) []string {
 	for _, a := range add {
-		found := false
-		for _, x := range l {
-			found = found || x == a
-		}
-		if !found {
+		if !slices.Contains(l, a) {
 			l = append(l, a)
 		}
 	}
