@@ -102,7 +102,7 @@ func TestGateUncovered(t *testing.T) {
 	require.Empty(t, failures(fs))
 	var warned []string
 	for _, f := range fs {
-		if f.Rule == "plan.uncovered" && f.Severity == finding.Warn {
+		if f.Rule == "plan.uncovered" && f.Check == plangate.UncoveredCheck && f.Severity == finding.Warn {
 			warned = append(warned, fmt.Sprintf("%d:%s", f.Line, f.Quote))
 		}
 	}

@@ -434,7 +434,7 @@ func TestPlanBadInput(t *testing.T) {
 		// to claims.MaxUncovered, then counted), never failed
 		warns, counts := 0, ""
 		for _, f := range fs {
-			if f.Rule == "plan.uncovered" && f.Severity == finding.Warn {
+			if f.Rule == "plan.uncovered" && f.Check == plangate.UncoveredCheck && f.Severity == finding.Warn {
 				warns++
 			}
 			if f.Check == plangate.GateCheck {

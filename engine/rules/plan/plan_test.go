@@ -95,6 +95,7 @@ func TestPlanRules(t *testing.T) {
 		"fail plan.range F13 PLAN.md 7 6.39–6.44 GB/s 3.66–6.44 GB/s",
 		"fail plan.stale  PLAN.claims 8 1.00 GB ",
 		"warn plan.uncovered  PLAN.md 13 7.5 GB/s ",
+		"warn plan.uncovered  PLAN.claims 0  gated=6 ungated=1 skipped=0",
 		"fail plan.unsourced F11 PLAN.md 7 3,194.23 ms 3,194.19 ms",
 		"fail plan.unsourced  PLAN.md 8 12.5 ms nearest raw: 12.49 ms (r2: x), 3194.19 ms (r2: prefill_ms)",
 	}

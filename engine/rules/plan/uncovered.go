@@ -49,7 +49,13 @@ func planUncovered(pc *check) []finding.Finding {
 	}
 	msg := fmt.Sprintf("%d numbers gated (%s); %d measurement-like numbers ungated (%s); %d in sections declared not claims (%s)",
 		g.Gated, listOrNone(gated), g.Ungated, listOrNone(ungated), g.Skipped, listOrNone(skipped))
-	out = append(out, finding.Finding{Rule: rule, Severity: finding.Pass, File: pc.Table.File, Check: GateCheck,
+	// the counts are a warning while numbers are ungated, so that the
+	// report shows them (and a section line removed shows as a drop)
+	sev := finding.Pass
+	if g.Ungated > 0 {
+		sev = finding.Warn
+	}
+	out = append(out, finding.Finding{Rule: rule, Severity: sev, File: pc.Table.File, Check: GateCheck,
 		Raw:     fmt.Sprintf("gated=%d ungated=%d skipped=%d", g.Gated, g.Ungated, g.Skipped),
 		Message: msg})
 	return out
