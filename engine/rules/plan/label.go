@@ -8,10 +8,12 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	planmd "github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/tail"
 )
 
 // Label is rule plan.label.
@@ -25,6 +27,8 @@ var Label = newAnalyzer("plan.label",
 var labelAliases = map[string]string{
 	"ub": "ubatch_size", "b": "batch_size", "t": "threads", "c": "ctx_size", "n": "n_predict", "predict": "n_predict",
 	"ngl": "n_gpu_layers", "gpu_layers": "n_gpu_layers", "m": "model", "tb": "threads_batch", "p": "prompt",
+	// llama-bench's record fields
+	"n_ubatch": "ubatch_size", "n_batch": "batch_size", "n_threads": "threads",
 }
 
 // labelKey normalizes a setting or flag name: lower case, no leading
@@ -38,8 +42,9 @@ func labelKey(name string) string {
 }
 
 // runLabels is a run's configuration as labels name it: every flag with
-// its value and every environment variable, by labelKey; and the parts of
-// its model file's name (K256-Q2_0-metal.gguf: K256, Q2_0, metal).
+// its value and every environment variable, by labelKey (for a llama-bench
+// record, its metrics too: n_ubatch, n_gen, …); and the parts of its model
+// file's name (K256-Q2_0-metal.gguf: K256, Q2_0, metal).
 type runLabels struct {
 	settings map[string]string // labelKey → value
 	spelled  map[string]string // labelKey → the flag or variable as the run wrote it
@@ -47,7 +52,7 @@ type runLabels struct {
 	parts    []string
 }
 
-func labelsOf(r *archive.Run) runLabels {
+func labelsOf(r *archive.Run, ms *tail.Metrics) runLabels {
 	rl := runLabels{settings: map[string]string{}, spelled: map[string]string{}}
 	args := r.Cmd
 	if len(args) > 0 {
@@ -68,6 +73,19 @@ func labelsOf(r *archive.Run) runLabels {
 	}
 	for k, v := range r.Env {
 		rl.settings[labelKey(k)], rl.spelled[labelKey(k)] = v, k
+	}
+	if r.Parser == checkout.ParserBench && ms != nil {
+		// a llama-bench record's fields (n_ubatch, n_gen, …), as its
+		// metrics name them, are its configuration where argv says nothing
+		for _, m := range ms.List {
+			name := m.Name
+			if i := strings.LastIndexByte(name, '.'); i >= 0 {
+				name = name[i+1:]
+			}
+			if k := labelKey(name); rl.settings[k] == "" {
+				rl.settings[k], rl.spelled[k] = m.Num.Text, m.Name
+			}
+		}
 	}
 	if m := rl.settings["model"]; m != "" {
 		rl.model = path.Base(strings.ReplaceAll(m, "\\", "/"))
@@ -164,7 +182,7 @@ func planLabel(pc *check) []finding.Finding {
 					}
 					rl, ok := cache[name]
 					if !ok {
-						rl = labelsOf(r)
+						rl = labelsOf(r, pc.Env.Metrics[name])
 						cache[name] = rl
 					}
 					runs, cfg = append(runs, name), append(cfg, rl)

@@ -12,6 +12,7 @@ import (
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
+	planmd "github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -146,8 +147,16 @@ func TestLabelValues(t *testing.T) {
 			t.Errorf("labelKey(%q) = %q; want %q", in, got, want)
 		}
 	}
-	rl := labelsOf(&archive.Run{Cmd: []string{"/bin/llama-cli", "-m", "/m/K256-Q2_K.gguf", "-ub", "1024", "--ctx-size=4096", "-st"}, Env: map[string]string{"STRATA_METAL_MATH": "fast"}})
+	rl := labelsOf(&archive.Run{Cmd: []string{"/bin/llama-cli", "-m", "/m/K256-Q2_K.gguf", "-ub", "1024", "--ctx-size=4096", "-st"}, Env: map[string]string{"STRATA_METAL_MATH": "fast"}}, nil)
 	if rl.settings["ubatch_size"] != "1024" || rl.settings["ctx_size"] != "4096" || rl.settings["strata_metal_math"] != "fast" || rl.model != "K256-Q2_K.gguf" || strings.Join(rl.parts, " ") != "K256 Q2_K gguf" {
 		t.Errorf("labelsOf = %+v", rl)
+	}
+	bench := &tail.Metrics{List: []tail.Metric{{Name: "pp512.n_ubatch", Num: num.MustParse("512")}, {Name: "n_gen", Num: num.MustParse("128")}}}
+	rl = labelsOf(&archive.Run{Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench}, bench)
+	if msg, checked, ok := checkLabel(planmd.Labels("`-ub 1024`")[0], []string{"b"}, []runLabels{rl}); !checked || ok || !strings.Contains(msg, "pp512.n_ubatch 512 (b)") {
+		t.Errorf("-ub 1024 against a llama-bench record with n_ubatch 512: %q, checked %v, ok %v; want a disagreement naming pp512.n_ubatch 512", msg, checked, ok)
+	}
+	if _, checked, ok := checkLabel(planmd.Labels("--n-gen 128")[0], []string{"b"}, []runLabels{rl}); !checked || !ok {
+		t.Errorf("--n-gen 128 against n_gen 128: checked %v, ok %v; want agreement", checked, ok)
 	}
 }
