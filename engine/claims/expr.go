@@ -85,6 +85,13 @@ func ParseExpr(s string) (*Expr, error) {
 	return e, nil
 }
 
+// errTooDeep is an expression nested deeper than MaxDepth.
+type errTooDeep struct{ col int }
+
+func (e errTooDeep) Error() string {
+	return fmt.Sprintf("derivations nested deeper than %d at column %d", MaxDepth, e.col)
+}
+
 type exprParser struct {
 	s     string
 	i     int
@@ -166,7 +173,7 @@ func (p *exprParser) expr() (*Expr, error) {
 			return nil, fmt.Errorf("unknown derivation %s (known: %s)", n, strings.Join(FuncNames(), ", "))
 		}
 		if p.depth >= MaxDepth {
-			return nil, fmt.Errorf("derivations nested deeper than %d at column %d", MaxDepth, p.i+1)
+			return nil, errTooDeep{p.i + 1}
 		}
 		p.i++
 		p.depth++
@@ -180,6 +187,9 @@ func (p *exprParser) expr() (*Expr, error) {
 			}
 			a, err := p.expr()
 			if err != nil {
+				if _, deep := err.(errTooDeep); deep {
+					return nil, err // said once, not once per level
+				}
 				return nil, fmt.Errorf("%s: %v", n, err)
 			}
 			call.Args = append(call.Args, a)
