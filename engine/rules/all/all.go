@@ -6,15 +6,16 @@ package all
 import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/rules/inputs"
+	"github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/engine/rules/runs"
 )
 
 // Analyzers returns every analyzer, families in report order.
 func Analyzers() []*analysis.Analyzer {
-	return []*analysis.Analyzer{
+	return append(plan.Analyzers(),
 		runs.Parse,
 		runs.Unlike,
 		inputs.Archive,
 		inputs.Provenance,
-	}
+	)
 }

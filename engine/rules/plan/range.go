@@ -1,4 +1,4 @@
-package rules
+package plan
 
 import (
 	"fmt"
@@ -7,21 +7,12 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
-func init() {
-	Register(Rule{
-		Name: "plan.range",
-		Doc:  "a quoted range over a run set covers every run of the set (the cold first run included)",
-		Check: func(c *Context) ([]finding.Finding, error) {
-			pc, err := LoadPlanCheck(c)
-			if err != nil {
-				return nil, err
-			}
-			return planRange(pc), nil
-		},
-	})
-}
+// Range is rule plan.range.
+var Range = newAnalyzer("plan.range",
+	"a quoted range over a run set covers every run of the set (the cold first run included)",
+	planRange)
 
-func planRange(pc *PlanCheck) []finding.Finding {
+func planRange(pc *check) []finding.Finding {
 	var out []finding.Finding
 	const rule = "plan.range"
 	plots := map[string]*finding.Plot{} // one plot per quote and row, so that duplicates still dedupe
@@ -32,10 +23,10 @@ func planRange(pc *PlanCheck) []finding.Finding {
 		var f finding.Finding
 		switch b.Status {
 		case claims.Match:
-			f = bindingFinding(rule, b, finding.Pass,
+			f = bindingFinding(pc, rule, b, finding.Pass,
 				fmt.Sprintf("%s: %s covers every run of its set", b.Place, b.Token.Text))
 		case claims.DropsRuns:
-			f = bindingFinding(rule, b, finding.Fail,
+			f = bindingFinding(pc, rule, b, finding.Fail,
 				fmt.Sprintf("%s: %s drops runs: %s; the full range is %s", b.Place, b.Token.Text, b.Msg, b.Raw))
 		default:
 			continue
@@ -53,7 +44,7 @@ func planRange(pc *PlanCheck) []finding.Finding {
 // rangePlot is the chart data of a quoted range: the quoted ends, and each
 // run of the set with its value, the cold first run on its model file
 // noted. It is nil when the source does not evaluate to runs.
-func rangePlot(pc *PlanCheck, b claims.Binding) *finding.Plot {
+func rangePlot(pc *check, b claims.Binding) *finding.Plot {
 	v, err := pc.Env.Eval(b.Row.Sources[0])
 	if err != nil || len(v.List) == 0 {
 		return nil
