@@ -26,10 +26,8 @@ const ResultsFile = "results/results.json"
 
 // Run groups.
 const (
-	GroupSpeed          = "speed"
-	GroupTF             = "tf_kld"
-	GroupLlamaUnpatched = "llama_unpatched"
-	GroupLlamaPatched   = "llama_patched"
+	GroupSpeed = "speed"
+	GroupTF    = "tf_kld"
 )
 
 // Snapshot is one strata checkout as the audit reads it.
