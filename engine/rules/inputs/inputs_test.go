@@ -250,3 +250,24 @@ func TestInputPromptFileEtcPasswd(t *testing.T) {
 		require.NotContains(t, text(fs), num.Format(float64(len(b)), 0)+" bytes")
 	}
 }
+
+// A folder of logs with no provenance record and no recorded durations
+// gives provenance nothing to check: it says so instead of passing.
+func TestProvenanceNotApplied(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "runs"), 0o755))
+	snaptest.Write(t, filepath.Join(root, "runs", "decode.log"),
+		"llama_perf_context_print:        eval time =    6832.30 ms /    22 runs   (  310.56 ms per token,     3.22 tokens per second)\n")
+	snaptest.Write(t, filepath.Join(root, "runs", "decode.json"), `{"cmd": ["llama-completion", "-n", "22"]}`)
+	fs, notApplied, err := analysistest.Run(t, root, inputs.Provenance)
+	require.NoError(t, err)
+	require.Empty(t, fs)
+	require.Contains(t, notApplied, "no provenance record, no run with a recorded duration")
+
+	// With a duration recorded, it is checked against the tail.
+	snaptest.Write(t, filepath.Join(root, "runs", "decode.json"), `{"cmd": ["llama-completion", "-n", "22"], "duration_s": 2.5}`)
+	d := withCheck(analysistest.Findings(t, root, inputs.Provenance), "durations")
+	require.Len(t, d, 1)
+	require.Equal(t, finding.Fail, d[0].Severity)
+	require.Contains(t, d[0].Message, "decode (duration_s 2.5, tail line 1 logs eval_ms 6832.30 ms)")
+}

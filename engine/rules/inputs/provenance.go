@@ -56,8 +56,9 @@ func runProvenance(p *analysis.Pass) (any, error) {
 		return nil, err
 	}
 	prov := snap.Provenance
-	if len(prov.Files)+len(prov.Prompts) == 0 && len(snap.Runs) == 0 {
-		return nil, analysis.NotApplicable("the snapshot has no provenance record and no runs")
+	recorded := slices.ContainsFunc(snap.Runs, func(r *archive.Run) bool { return !r.Duration.Null || r.CarriedOver })
+	if len(prov.Files)+len(prov.Prompts) == 0 && !recorded {
+		return nil, analysis.NotApplicable("the snapshot has no provenance record, no run with a recorded duration and no carried-over run")
 	}
 	files, err := analysis.Fact(p, facts.Files)
 	if err != nil {
