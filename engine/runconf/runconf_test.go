@@ -134,17 +134,34 @@ func mustNum(t *testing.T, s string) (n num.Number) {
 	return n
 }
 
-// FuzzOf checks that reading a configuration from any argv and tail never
-// panics and that a run never differs from itself.
+// FuzzOf checks what Diff promises for any two argvs and tails: a run
+// never differs from itself; Diff is symmetric (the same fields, sides
+// swapped); every difference has two different values; settings are sorted
+// and named once.
 func FuzzOf(f *testing.F) {
-	f.Add("llama-cli -m m.gguf -f /tmp/p.txt -n 64 -st", cliTail)
-	f.Add("llama-completion --file=/tmp/p.txt -t -no-cnv", completionTail)
-	f.Add("x --threads= -b", decodeTail)
-	f.Fuzz(func(t *testing.T, argv, tailText string) {
-		r := &archive.Run{Name: "r", Cmd: strings.Fields(argv)}
-		c := Of(r, llamacpp.Parse("t", tailText), nil)
-		if d := Diff(c, c); d != nil {
-			t.Fatalf("Diff(c, c) = %v", d)
+	f.Add("llama-cli -m m.gguf -f /tmp/p.txt -n 64 -st", "llama-completion -m n.gguf --kld -n 22 x", cliTail)
+	f.Add("llama-completion --file=/tmp/p.txt -t -no-cnv", "llama-completion --seed -1 -t 4", completionTail)
+	f.Add("x --threads= -b", "x --moce 0.85 --moce 0", decodeTail)
+	f.Fuzz(func(t *testing.T, argvA, argvB, tailText string) {
+		ms := llamacpp.Parse("t", tailText)
+		a := Of(&archive.Run{Name: "a", Cmd: strings.Fields(argvA)}, ms, nil)
+		b := Of(&archive.Run{Name: "b", Cmd: strings.Fields(argvB)}, ms, nil)
+		if d := Diff(a, a); d != nil {
+			t.Fatalf("Diff(a, a) = %v", d)
+		}
+		ab, ba := Diff(a, b), Diff(b, a)
+		if len(ab) != len(ba) {
+			t.Fatalf("Diff(a, b) = %v; Diff(b, a) = %v", ab, ba)
+		}
+		for i, d := range ab {
+			if d.A == d.B || ba[i] != (Difference{d.Field, d.B, d.A}) {
+				t.Fatalf("Diff(a, b)[%d] = %v; Diff(b, a)[%d] = %v", i, d, i, ba[i])
+			}
+		}
+		for i := 1; i < len(a.Settings); i++ {
+			if a.Settings[i-1].Name >= a.Settings[i].Name {
+				t.Fatalf("settings of %q not sorted or repeated: %v", argvA, a.Settings)
+			}
 		}
 	})
 }
