@@ -4,6 +4,7 @@ package pagecache
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,15 +40,65 @@ func mincore(m, vec []byte) error {
 	}
 }
 
+// cacheStat is cachestat(2) on one open file: the count of its cached pages
+// from page first, n pages (n = 0: to the end).
+type cacheStat func(first, n int64) (unix.Cachestat_t, error)
+
+// stackingFS names the file systems whose files are backed by another
+// file's pages: cachestat counts the stacked file's own cache, which is
+// empty, while the data is cached (and mapped, and dirtied) in the real
+// file's. Checked on Linux 6.18: on overlayfs cachestat says 0 of 2048 pages
+// where mincore and cachestat on the lower file say 2048.
+var stackingFS = map[uint32]string{
+	unix.OVERLAYFS_SUPER_MAGIC: "overlayfs",
+	unix.ECRYPTFS_SUPER_MAGIC:  "ecryptfs",
+}
+
+// counter returns cachestat on f, or an error saying why this kernel, this
+// caller or this file system gives no count to trust (a kernel before 6.5
+// has none, one that checks permissions refuses a caller that does not own
+// the file, a stacking file system counts the wrong cache).
+func (l linux) counter(f *os.File) (cacheStat, error) {
+	if l.cachestat == nil {
+		return nil, errors.New("no cachestat (Linux 6.5+)")
+	}
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(int(f.Fd()), &fs); err != nil {
+		return nil, fmt.Errorf("statfs: %w", err)
+	}
+	if name, ok := stackingFS[uint32(fs.Type)]; ok {
+		return nil, fmt.Errorf("on %s, cachestat counts the stacked file's own (empty) cache, not the real file's", name)
+	}
+	fd := uint(f.Fd())
+	ps := uint64(os.Getpagesize())
+	count := func(first, n int64) (unix.Cachestat_t, error) {
+		var cs unix.Cachestat_t
+		rg := unix.CachestatRange{Off: uint64(first) * ps, Len: uint64(n) * ps}
+		if err := l.cachestat(fd, &rg, &cs, 0); err != nil {
+			return cs, fmt.Errorf("cachestat at page %d: %w", first, err)
+		}
+		return cs, nil
+	}
+	if _, err := count(0, 0); err != nil {
+		return nil, err
+	}
+	return count, nil
+}
+
 // measure counts with cachestat when quick is set, no ranges are asked for
-// and the call succeeds; otherwise (a kernel older than 6.5 answers ENOSYS,
-// a kernel that checks permissions EPERM) it counts page by page with
-// mincore and says whether mincore can be trusted for this caller.
+// and the count can be trusted (see counter); otherwise (a kernel older than
+// 6.5 answers ENOSYS, a kernel that checks permissions EPERM, overlayfs
+// counts the wrong cache) it counts page by page with mincore, which maps the
+// real file, and says whether mincore can be trusted for this caller.
 func (l linux) measure(f *os.File, size int64, ranges []Range, quick bool) (Reading, error) {
 	ps := os.Getpagesize()
 	var r Reading
 	var cs unix.Cachestat_t
-	haveCS := l.cachestat != nil && l.cachestat(uint(f.Fd()), &unix.CachestatRange{}, &cs, 0) == nil
+	count, err := l.counter(f)
+	if err == nil {
+		cs, err = count(0, 0)
+	}
+	haveCS := err == nil
 	if quick && len(ranges) == 0 && haveCS {
 		r = Reading{Path: f.Name(), Size: size, PageSize: ps, Method: "cachestat"}
 		r.Total = (size + int64(ps) - 1) / int64(ps)
@@ -152,15 +203,12 @@ func (l linux) evict(f *os.File, size int64, sync bool) error {
 		}
 		return fadviseDontneed(fd, 0, 0)
 	}
-	if l.cachestat == nil {
-		return fmt.Errorf("no cachestat (Linux 6.5+): %w", ErrNeedSync)
-	}
-	var cs unix.Cachestat_t
-	if err := l.cachestat(uint(fd), &unix.CachestatRange{}, &cs, 0); err != nil {
-		return fmt.Errorf("cachestat: %w: %w", err, ErrNeedSync)
+	count, err := l.counter(f)
+	if err != nil {
+		return fmt.Errorf("%w: %w", err, ErrNeedSync)
 	}
 	ps := int64(os.Getpagesize())
-	dirty, err := l.dirtySpans(f, (size+ps-1)/ps)
+	dirty, err := dirtySpans(count, (size+ps-1)/ps)
 	if err != nil {
 		return err
 	}
@@ -183,18 +231,16 @@ func fadviseDontneed(fd int, off, n int64) error {
 	return nil
 }
 
-// dirtySpans returns the runs of f's pages (of pages in all) that cachestat
-// reports dirty or under write-back, by halving ranges that hold some: a
-// handful of calls for a clean file, about 2×log2(pages) per dirty run.
-func (l linux) dirtySpans(f *os.File, pages int64) ([]Span, error) {
-	ps := uint64(os.Getpagesize())
+// dirtySpans returns the runs of a file's pages (of pages in all) that
+// cachestat reports dirty or under write-back, by halving ranges that hold
+// some: one call for a clean file, about 2×log2(pages) per dirty run.
+func dirtySpans(count cacheStat, pages int64) ([]Span, error) {
 	var out []Span
 	var walk func(first, end int64) error
 	walk = func(first, end int64) error {
-		var cs unix.Cachestat_t
-		rg := unix.CachestatRange{Off: uint64(first) * ps, Len: uint64(end-first) * ps}
-		if err := l.cachestat(uint(f.Fd()), &rg, &cs, 0); err != nil {
-			return fmt.Errorf("cachestat at page %d: %w", first, err)
+		cs, err := count(first, end-first)
+		if err != nil {
+			return err
 		}
 		switch {
 		case cs.Dirty+cs.Writeback == 0:
@@ -246,9 +292,8 @@ func (l linux) explain(f *os.File, size int64, _ Reading) (Reading, []Stay, erro
 		}), nil
 	}
 	var dirty []Span
-	var cs unix.Cachestat_t
-	if l.cachestat != nil && l.cachestat(uint(f.Fd()), &unix.CachestatRange{}, &cs, 0) == nil {
-		if dirty, err = l.dirtySpans(f, int64(len(vec))); err != nil {
+	if count, cerr := l.counter(f); cerr == nil {
+		if dirty, err = dirtySpans(count, int64(len(vec))); err != nil {
 			return r, nil, err
 		}
 	}

@@ -624,3 +624,38 @@ func TestNoCachestatFallsBack(t *testing.T) {
 		t.Error("the failing cachestat was never called: the fallback path was not taken through it")
 	}
 }
+
+// TestOverlay mounts an overlay file system: cachestat on its files counts
+// the overlay's own, empty cache, so counts must come from mincore (which
+// maps the real file), and an eviction without Sync is refused (dirty pages
+// of the real file cannot be found) rather than verified on a count of 0.
+func TestOverlay(t *testing.T) {
+	dir := pagecachetest.DiskDir(t)
+	for _, d := range []string{"lower", "upper", "work", "merged"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pagecachetest.CachedFile(t, filepath.Join(dir, "lower"), "f", 1<<20)
+	merged := filepath.Join(dir, "merged")
+	opts := fmt.Sprintf("lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/work", dir, dir, dir)
+	if err := unix.Mount("overlay", merged, "overlay", 0, opts); err != nil {
+		t.Skipf("cannot mount an overlay here: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(merged, 0) })
+	path := filepath.Join(merged, "f")
+	r, err := Residency(path)
+	if err != nil || r.Method != "mincore" || r.Resident != r.Total || r.Total != (1<<20)/int64(os.Getpagesize()) {
+		t.Errorf("Residency(overlay file) = %v by %q, %v; want every page resident, by mincore", r.Count, r.Method, err)
+	}
+	if _, err := Evict(path); !errors.Is(err, ErrNeedSync) || !strings.Contains(err.Error(), "overlayfs") {
+		t.Errorf("Evict(overlay file) = %v; want ErrNeedSync naming overlayfs", err)
+	}
+	res, err := Options{Sync: true}.Evict(path)
+	if err != nil || !res.Verified || res.After.Method != "mincore" {
+		t.Errorf("Evict(overlay file) with Sync = %+v, %v; want verified by mincore", res, err)
+	}
+	if c := resident(t, filepath.Join(dir, "lower", "f")); c.Resident != 0 {
+		t.Errorf("lower file after the overlay's eviction: %v; want none resident", c)
+	}
+}

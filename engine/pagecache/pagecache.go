@@ -49,7 +49,9 @@
 //   - Everywhere else: mincore, page by page, on a read-only shared mapping.
 //     That is per-range readings, Options{Mincore: true}, a Linux kernel
 //     without cachestat or one that refuses it (ENOSYS, EPERM: the count
-//     falls back to mincore, TestNoCachestatFallsBack), and darwin.
+//     falls back to mincore, TestNoCachestatFallsBack), files on overlayfs
+//     and ecryptfs (where cachestat counts the stacked file's own, empty
+//     cache: TestOverlay), and darwin.
 //
 // Linux calls the raw mincore system call (golang.org/x/sys has no wrapper),
 // evicts with posix_fadvise(DONTNEED) and warms with sequential 1 MiB preads.
