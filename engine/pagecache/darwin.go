@@ -21,7 +21,8 @@ var host platform = darwin{}
 
 // darwin implements platform with libSystem's mincore (through purego, as
 // golang.org/x/sys has no wrapper and darwin has no stable system call ABI),
-// and msync(MS_SYNC|MS_INVALIDATE) on a shared read-only mapping to evict.
+// and msync(MS_SYNC|MS_INVALIDATE) on a shared read-only mapping to evict
+// (on the runs of unmodified pages only, unless asked to write back).
 // MADV_DONTNEED only deactivates pages on darwin; MADV_FREE and MS_KILLPAGES
 // can discard modified data and are never used. It was cross-compiled and
 // vetted (GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 go vet), not run.

@@ -400,18 +400,16 @@ func evict(p platform, path string, quick, sync bool) (Result, error) {
 	if res.After, err = p.measure(f, size, nil, quick); err != nil {
 		return res, err
 	}
-	res.Verified = res.After.Unverifiable == "" && res.After.Resident == 0
-	switch {
-	case res.Verified:
-	case res.After.Unverifiable != "":
-		a := res.After
-		res.Reasons = []Stay{{Reason: ReasonUnverifiable, Pages: a.Resident, Detail: a.Unverifiable}}
-	default:
+	if res.After.Unverifiable == "" && res.After.Resident > 0 {
 		// Name every page that stayed: count again page by page.
 		if res.After, res.Reasons, err = p.explain(f, size, res.Before); err != nil {
 			return res, err
 		}
-		res.Verified = res.After.Resident == 0 && res.After.Unverifiable == ""
+	}
+	a := res.After
+	res.Verified = a.Unverifiable == "" && a.Resident == 0
+	if a.Unverifiable != "" {
+		res.Reasons = []Stay{{Reason: ReasonUnverifiable, Pages: a.Resident, Detail: a.Unverifiable}}
 	}
 	return res, nil
 }
