@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules"
 )
@@ -29,6 +30,7 @@ func TestParseRunDispatch(t *testing.T) {
 		{"llama-cli", "load_ms", "kld_mean"}, // KL statistics belong to llama-perplexity only
 	} {
 		r := &archive.Run{Name: "x", Cmd: []string{tt.argv0}, Source: "r.json: runs[0].output_tail", Tail: perplexityTail}
+		r.Parser, _ = checkout.Default().ParserFor(tt.argv0)
 		if !IsLlamaCpp(r) {
 			t.Fatalf("IsLlamaCpp(%q) = false; want true", tt.argv0)
 		}

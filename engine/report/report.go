@@ -25,6 +25,15 @@ type Report struct {
 	Root     string            `json:"root"`
 	Findings []finding.Finding `json:"findings"`
 	Summary  Summary           `json:"summary"`
+	// Info lists inputs the loader kept but no rule used (unknown keys,
+	// runs without a tail), each once: never a failure.
+	Info []string `json:"info,omitempty"`
+}
+
+// NotApplied is a rule that did not apply to the snapshot, and why.
+type NotApplied struct {
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
 }
 
 // Summary counts findings by severity and lists the rules that ran.
@@ -37,6 +46,8 @@ type Summary struct {
 	FailIDs []string `json:"fail_ids"`
 	// WarnIDs lists the audit finding ids with a warn finding and no fail, sorted.
 	WarnIDs []string `json:"warn_ids"`
+	// NotApplied lists the selected rules whose input the snapshot lacks.
+	NotApplied []NotApplied `json:"not_applied,omitempty"`
 }
 
 // New builds a report from the findings of the given rules, in rule order.
@@ -141,6 +152,12 @@ func (r *Report) writeText(w io.Writer) error {
 				ew.printf("  source: %s\n", f.Source)
 			}
 		}
+	}
+	for _, n := range r.Summary.NotApplied {
+		ew.printf("\nNOT APPLIED %s: %s\n", n.Rule, n.Reason)
+	}
+	for _, i := range r.Info {
+		ew.printf("\ninfo: %s\n", i)
 	}
 	return ew.err
 }

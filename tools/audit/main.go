@@ -20,7 +20,6 @@ import (
 
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/report"
-	"github.com/strataspec/strataspec/engine/rules"
 )
 
 func main() {
@@ -53,7 +52,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 		return 2
 	}
 	if *list {
-		for _, r := range rules.All() {
+		for _, r := range audit.Rules() {
 			fmt.Fprintf(stdout, "%-16s %s\n", r.Name, r.Doc)
 		}
 		return 0
