@@ -39,11 +39,11 @@
 // darwin); -mincore always counts with mincore. The output names the method
 // of each reading ("method" in JSON).
 //
-// The JSON output (-format json) is one document tagged
-// "format": "strataspec-residency/1", with the operation, whether all files
-// were verified, and per file its reading, or its result (before and after
-// readings, reasons with their page spans), or its error; it is the record a
-// runner archives next to its results.
+// The JSON output (-format json) is one pagecache.Document, tagged
+// "format": "strataspec-residency/1": the operation, whether all files were
+// verified, and per file its reading, or its result (before and after
+// readings, reasons with their page spans), or its error. It is the record a
+// runner archives next to its results; the audit's cache rules read it.
 //
 // Exit status: 0 when every requested eviction or warm-up was verified, 1 when
 // one was not, 2 on bad usage or a file that is refused or cannot be read or
@@ -63,23 +63,6 @@ import (
 
 func main() {
 	os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
-}
-
-// Format is the format tag of the JSON output.
-const Format = "strataspec-residency/1"
-
-// output is the JSON document: one entry per file, in argument order.
-type output struct {
-	Format   string  `json:"format"`             // Format
-	Op       string  `json:"op"`                 // "residency", "evict" or "warm"
-	Verified *bool   `json:"verified,omitempty"` // all files verified (evict, warm)
-	Files    []entry `json:"files"`
-}
-
-type entry struct {
-	*pagecache.Reading `json:"reading,omitempty"`
-	*pagecache.Result  `json:"result,omitempty"`
-	Error              string `json:"error,omitempty"`
 }
 
 func run(stdout, stderr io.Writer, args []string) int {
@@ -111,7 +94,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fl.Usage()
 		return 2
 	}
-	out := output{Format: Format, Op: "residency"}
+	out := pagecache.Document{Format: pagecache.DocumentFormat, Op: "residency"}
 	switch {
 	case *evict:
 		out.Op = string(pagecache.OpEvict)
@@ -122,7 +105,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 	code := 0
 	allVerified := true
 	for _, path := range fl.Args() {
-		var e entry
+		var e pagecache.Entry
 		var err error
 		switch out.Op {
 		case "residency":
@@ -143,7 +126,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 				err = fmt.Errorf("%s: %w", path, err)
 			}
 			fmt.Fprintf(stderr, "residency: %v\n", err)
-			e = entry{Error: err.Error()}
+			e = pagecache.Entry{Error: err.Error()}
 			code = 2
 			allVerified = false
 		} else if e.Result != nil && !e.Result.Verified {
@@ -169,7 +152,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 	return code
 }
 
-func writeText(w io.Writer, path string, e entry) {
+func writeText(w io.Writer, path string, e pagecache.Entry) {
 	if r := e.Reading; r != nil {
 		fmt.Fprintf(w, "%s: %s resident, %d-byte pages (%s)%s\n", path, r.Count, r.PageSize, r.Method, notes(*r))
 		return
