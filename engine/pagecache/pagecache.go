@@ -178,11 +178,6 @@ const (
 	OpWarm  Op = "warm"
 )
 
-// EvictTolerance is the resident fraction at or below which an archived
-// probe record (see Probe) counts a runner's eviction as done. Evict does not
-// use it: an eviction here is verified only when no page stays.
-const EvictTolerance = 0.01
-
 // MaxSize is the largest file the package measures, evicts or warms: 1 TiB,
 // larger than any model file, whose mincore vector (one byte per 4 KiB page)
 // is 256 MiB of memory.
