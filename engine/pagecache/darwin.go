@@ -82,11 +82,17 @@ func (darwin) noPageCache(f *os.File) string {
 	return ""
 }
 
-func (darwin) measure(f *os.File, size int64, ranges []Range, _ bool) (Reading, error) {
+func (d darwin) measure(f *os.File, size int64, ranges []Range, _ bool) (Reading, error) {
+	r, _, err := d.read(f, size, ranges)
+	return r, err
+}
+
+// read counts with mincore and returns the reading with its vector.
+func (darwin) read(f *os.File, size int64, ranges []Range) (Reading, []byte, error) {
 	ps := os.Getpagesize() // 16 KiB on Apple silicon
 	vec, err := mincoreFile(f, size, ps, mincore)
 	if err != nil {
-		return Reading{}, err
+		return Reading{}, nil, err
 	}
 	r := tally(f.Name(), size, ps, vec, ranges)
 	for _, b := range vec {
@@ -96,10 +102,10 @@ func (darwin) measure(f *os.File, size int64, ranges []Range, _ bool) (Reading, 
 	}
 	var fs unix.Statfs_t
 	if err := unix.Fstatfs(int(f.Fd()), &fs); err != nil {
-		return Reading{}, fmt.Errorf("pagecache: statfs %s: %w", f.Name(), err)
+		return Reading{}, nil, fmt.Errorf("pagecache: statfs %s: %w", f.Name(), err)
 	}
 	r.Tmpfs = unix.ByteSliceToString(fs.Fstypename[:]) == "tmpfs"
-	return r, nil
+	return r, vec, nil
 }
 
 // evict invalidates the file's cached pages through a shared read-only
@@ -155,16 +161,10 @@ func (darwin) adviseSequential(f *os.File) {
 // rest (wired or mapped by another process: darwin offers no cheap way to
 // tell which).
 func (d darwin) explain(f *os.File, size int64, _ Reading) (Reading, []Stay, error) {
-	ps := os.Getpagesize()
-	vec, err := mincoreFile(f, size, ps, mincore)
-	if err != nil {
-		return Reading{}, nil, err
-	}
-	r, err := d.measure(f, size, nil, false)
+	r, vec, err := d.read(f, size, nil)
 	if err != nil {
 		return r, nil, err
 	}
-	r.Count = tally(f.Name(), size, ps, vec, nil).Count
 	return r, attribute(vec, func(p int64) (Reason, string) {
 		switch {
 		case r.Tmpfs:

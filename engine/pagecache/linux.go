@@ -91,7 +91,15 @@ func (l linux) counter(f *os.File) (cacheStat, error) {
 // counts the wrong cache) it counts page by page with mincore, which maps the
 // real file, and says whether mincore can be trusted for this caller.
 func (l linux) measure(f *os.File, size int64, ranges []Range, quick bool) (Reading, error) {
+	r, _, err := l.read(f, size, ranges, quick)
+	return r, err
+}
+
+// read is measure, returning the mincore vector too when it counted with
+// mincore (nil when it used cachestat).
+func (l linux) read(f *os.File, size int64, ranges []Range, quick bool) (Reading, []byte, error) {
 	ps := os.Getpagesize()
+	var vec []byte
 	var r Reading
 	var cs unix.Cachestat_t
 	count, err := l.counter(f)
@@ -104,9 +112,8 @@ func (l linux) measure(f *os.File, size int64, ranges []Range, quick bool) (Read
 		r.Total = (size + int64(ps) - 1) / int64(ps)
 		r.Resident = min(int64(cs.Cache), r.Total)
 	} else {
-		vec, err := mincoreFile(f, size, ps, mincore)
-		if err != nil {
-			return Reading{}, err
+		if vec, err = mincoreFile(f, size, ps, mincore); err != nil {
+			return Reading{}, nil, err
 		}
 		r = tally(f.Name(), size, ps, vec, ranges)
 	}
@@ -115,17 +122,17 @@ func (l linux) measure(f *os.File, size int64, ranges []Range, quick bool) (Read
 	}
 	var fs unix.Statfs_t
 	if err := unix.Fstatfs(int(f.Fd()), &fs); err != nil {
-		return Reading{}, fmt.Errorf("pagecache: statfs %s: %w", f.Name(), err)
+		return Reading{}, nil, fmt.Errorf("pagecache: statfs %s: %w", f.Name(), err)
 	}
 	r.Tmpfs = memoryFS(uint32(fs.Type))
 	if r.Method == "mincore" { // cachestat refuses rather than lies
 		var st unix.Stat_t
 		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-			return Reading{}, fmt.Errorf("pagecache: stat %s: %w", f.Name(), err)
+			return Reading{}, nil, fmt.Errorf("pagecache: stat %s: %w", f.Name(), err)
 		}
 		r.Unverifiable = trust(f.Name(), st.Uid)
 	}
-	return r, nil
+	return r, vec, nil
 }
 
 // memoryFS reports whether a statfs magic number is a file system that keeps
@@ -275,17 +282,12 @@ func (linux) adviseSequential(f *os.File) {
 // has a mapping of it mlocked, mapped when a process maps it, dirty when
 // cachestat says it is dirty or under write-back, unknown otherwise.
 func (l linux) explain(f *os.File, size int64, _ Reading) (Reading, []Stay, error) {
-	r, err := l.measure(f, size, nil, false)
+	// The count and the reasons come from the same vector.
+	r, vec, err := l.read(f, size, nil, false)
 	if err != nil || r.Resident == 0 || r.Unverifiable != "" {
 		return r, nil, err
 	}
 	ps := os.Getpagesize()
-	vec, err := mincoreFile(f, size, ps, mincore)
-	if err != nil {
-		return r, nil, err
-	}
-	// The count and the reasons come from the same vector.
-	r.Count = tally(f.Name(), size, ps, vec, nil).Count
 	if r.Tmpfs {
 		return r, attribute(vec, func(int64) (Reason, string) {
 			return ReasonTmpfs, "the file is on a memory file system (tmpfs/shmem/ramfs): its pages are its only copy"

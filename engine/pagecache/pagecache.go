@@ -151,9 +151,16 @@ type Stay struct {
 	Detail string `json:"detail,omitempty"`
 	// Spans lists the pages, in file order, as runs of consecutive page
 	// numbers (0-based, page k holds bytes k×PageSize up to the next page).
-	// It is empty for an unverifiable result, whose pages are unknown.
-	Spans []Span `json:"spans,omitempty"`
+	// It is empty for an unverifiable result, whose pages are unknown. It
+	// holds at most MaxSpans runs; SpansOmitted counts the runs left out.
+	Spans        []Span `json:"spans,omitempty"`
+	SpansOmitted int64  `json:"spans_omitted,omitempty"`
 }
+
+// MaxSpans bounds the runs of pages a Stay lists, so that a file whose
+// resident pages alternate with evicted ones cannot make a result of
+// gigabytes; Pages still counts every page.
+const MaxSpans = 1024
 
 // Span is a run of consecutive pages, First to Last inclusive.
 type Span struct {
@@ -527,6 +534,7 @@ func attribute(vec []byte, classify func(page int64) (Reason, string)) []Stay {
 	}
 	var order []key
 	stays := map[key]*Stay{}
+	last := map[key]int64{} // last page of each key
 	for i, b := range vec {
 		if b&1 == 0 {
 			continue
@@ -541,16 +549,20 @@ func attribute(vec []byte, classify func(page int64) (Reason, string)) []Stay {
 			order = append(order, k)
 		}
 		s.Pages++
-		if n := len(s.Spans); n > 0 && s.Spans[n-1].Last == p-1 {
+		switch n := len(s.Spans); {
+		case n > 0 && s.Spans[n-1].Last == p-1 && s.SpansOmitted == 0:
 			s.Spans[n-1].Last = p
-		} else {
+		case n < MaxSpans:
 			s.Spans = append(s.Spans, Span{p, p})
+		case last[k] != p-1:
+			s.SpansOmitted++
 		}
+		last[k] = p
 	}
 	out := make([]Stay, 0, len(order))
 	for _, k := range order {
 		s := *stays[k]
-		s.Detail = joinDetail(s.Detail, spansText(s.Spans))
+		s.Detail = joinDetail(s.Detail, spansText(s.Spans, s.SpansOmitted))
 		out = append(out, s)
 	}
 	return out
@@ -559,15 +571,18 @@ func attribute(vec []byte, classify func(page int64) (Reason, string)) []Stay {
 // maxSpansText bounds the spans a Stay's Detail lists; Spans has them all.
 const maxSpansText = 8
 
-// spansText lists spans as "pages 0-511, page 700", at most maxSpansText.
-func spansText(spans []Span) string {
+// spansText lists spans as "pages 0-511, page 700", at most maxSpansText,
+// and how many more runs there are (omitted: runs not in spans at all).
+func spansText(spans []Span, omitted int64) string {
 	var parts []string
 	for i, s := range spans {
 		if i == maxSpansText {
-			parts = append(parts, fmt.Sprintf("and %d more runs", len(spans)-i))
 			break
 		}
 		parts = append(parts, s.String())
+	}
+	if more := int64(len(spans)-len(parts)) + omitted; more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more runs", more))
 	}
 	return strings.Join(parts, ", ")
 }
