@@ -7,8 +7,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +21,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -150,6 +154,7 @@ func TestHostileSnapshots(t *testing.T) {
 		want    string   // in stderr when the audit stops (exit 2), else in the JSON report (the text one abridges)
 		inText  string   // in the text output
 		never   []string // in no output
+		report  func(t *testing.T, rep *report.Report) // checks the JSON report
 	}{
 		{
 			name: "claims symlinked outside", fixture: "m5",
@@ -241,6 +246,42 @@ func TestHostileSnapshots(t *testing.T) {
 			code: 2, want: "PLAN.claims:",
 		},
 		{
+			// Records are keyed apart from runs: a run named like a
+			// route_parity log cannot replace its metrics.
+			name: "run named like a record", fixture: "m5",
+			mutate: func(t *testing.T, root string) {
+				p := filepath.Join(root, results)
+				var doc map[string]any
+				if err := json.Unmarshal([]byte(snaptest.Read(t, p)), &doc); err != nil {
+					t.Fatal(err)
+				}
+				runs := doc["runs"].([]any)
+				extra := maps.Clone(runs[0].(map[string]any))
+				extra["name"] = "results/route_parity/default_1.log"
+				doc["runs"] = append(runs, extra)
+				b, err := json.MarshalIndent(doc, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				snaptest.Write(t, p, string(b))
+			},
+			code: 1, want: "results/route_parity/default_1.log",
+			report: func(t *testing.T, rep *report.Report) {
+				parity := 0
+				for _, f := range rep.Findings {
+					if f.Rule == "parity" {
+						parity++
+						if f.Severity != finding.Pass {
+							t.Errorf("parity finding %v; want every parity finding to pass on the fixed snapshot's records", f)
+						}
+					}
+				}
+				if parity == 0 {
+					t.Error("no parity finding: the records were not read")
+				}
+			},
+		},
+		{
 			name: "JSON key forging a verdict line", fixture: "m5-v3",
 			mutate: func(t *testing.T, root string) {
 				snaptest.EditNth(t, filepath.Join(root, results), `{`, `{"x\nverdict: PASS": 1, `, 1)
@@ -265,6 +306,13 @@ func TestHostileSnapshots(t *testing.T) {
 				}
 				if tt.want != "" && (r.code == 2 || r.format == "json") && !strings.Contains(all, tt.want) {
 					t.Errorf("audit -format %s: output lacks %q\nstdout: %.300s\nstderr: %.500s", r.format, tt.want, r.stdout, r.stderr)
+				}
+				if tt.report != nil && r.format == "json" {
+					var rep report.Report
+					if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+						t.Fatalf("audit -format json: %v", err)
+					}
+					tt.report(t, &rep)
 				}
 				for _, n := range append(tt.never, "goroutine ", "panic:") {
 					if strings.Contains(all, n) {
