@@ -56,6 +56,10 @@ func judge(h ProbedHelper) finding.Finding {
 		Raw:    fmt.Sprintf("before %s, after %s", b.Count, a.Count),
 		Source: fmt.Sprintf("%s, %s (%s, %d-byte pages, %d-byte file %s)", h.Helper.Before, h.Helper.After, a.Method, a.PageSize, a.Size, a.Path),
 	}
+	f.Plot = &finding.Plot{Kind: "compare", Unit: "% resident", Points: []finding.Point{
+		{Series: "before", Label: h.Name, Value: 100 * b.Fraction()},
+		{Series: "after", Label: h.Name, Value: 100 * a.Fraction(), Note: "returned " + returned},
+	}}
 	fail := func(format string, args ...any) finding.Finding {
 		f.Severity, f.Message = finding.Fail, fmt.Sprintf(format, args...)
 		return f
