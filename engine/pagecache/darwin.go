@@ -118,7 +118,10 @@ func (darwin) read(f *os.File, size int64, ranges []Range) (Reading, []byte, err
 // and dropped. Without sync, mincore first finds the pages modified by any
 // mapping (MINCORE_MODIFIED, MINCORE_MODIFIED_OTHER) and only the runs of
 // pages between them are msynced: nothing is written back, and the modified
-// pages stay and are reported dirty. (Not run: see the package doc.)
+// pages stay and are reported dirty. MINCORE_MODIFIED is the VM page's dirty
+// state as XNU's vm_map_page_query_internal reports it; a page dirtied in the
+// instant between mincore and msync is written back. (Not run: cross-compiled
+// and vetted from Linux, see the package doc.)
 func (darwin) evict(f *os.File, size int64, sync bool) error {
 	ps := os.Getpagesize()
 	return eachWindow(f, size, func(m []byte, off int64) error {

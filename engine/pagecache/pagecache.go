@@ -56,7 +56,8 @@
 // Linux calls the raw mincore system call (golang.org/x/sys has no wrapper),
 // evicts with posix_fadvise(DONTNEED) and warms with sequential 1 MiB preads.
 // darwin calls libSystem's mincore through purego and evicts with
-// msync(MS_SYNC|MS_INVALIDATE) on a shared read-only mapping; it was
+// msync(MS_SYNC|MS_INVALIDATE) on a shared read-only mapping (on the runs of
+// unmodified pages only, unless Sync); it was
 // cross-compiled and vetted (GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 go vet),
 // not run. Other systems get an "unsupported on GOOS/GOARCH" error.
 package pagecache
