@@ -5,6 +5,7 @@ package all
 
 import (
 	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/rules/cache"
 	"github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/engine/rules/runs"
 )
@@ -13,5 +14,7 @@ import (
 func Analyzers() []*analysis.Analyzer {
 	return append(plan.Analyzers(),
 		runs.Parse,
+		cache.Residency,
+		cache.Target,
 	)
 }
