@@ -5,6 +5,7 @@ package all
 
 import (
 	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/rules/cache"
 	"github.com/strataspec/strataspec/engine/rules/inputs"
 	"github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/engine/rules/runs"
@@ -17,5 +18,7 @@ func Analyzers() []*analysis.Analyzer {
 		runs.Unlike,
 		inputs.Archive,
 		inputs.Provenance,
+		cache.Residency,
+		cache.Target,
 	)
 }
