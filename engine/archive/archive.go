@@ -216,16 +216,18 @@ type ProvFile struct {
 }
 
 // Record is a text record beside the results (a route_parity log, the
-// self-test output): the command that produced it, from its header, and
-// the whole text. Header lines are "# cmd: argv", "# env: K=V ...",
+// self-test output): the program's own output, and the command that
+// produced it from a sidecar run record (NAME.json beside it) or from an
+// optional header. Header lines are "# cmd: argv", "# env: K=V ...",
 // "# exit: N"; the tail parsers skip them, so line numbers are file lines.
 type Record struct {
-	Name string            // file name without extension, e.g. "fast_2"
-	File string            // path relative to the root
-	Cmd  []string          // from "# cmd:"
-	Env  map[string]string // from "# env:" (empty map when the line is empty)
-	Exit int               // from "# exit:"
-	Text string            // the whole file
+	Name    string            // file name without extension, e.g. "fast_2"
+	File    string            // path relative to the root
+	Cmd     []string          // argv; nil when not recorded
+	Env     map[string]string // environment; nil when not recorded
+	Exit    int               // exit status; -1 when not recorded
+	HasExit bool              // the exit status was recorded
+	Text    string            // the whole file
 }
 
 // Mtime is a recorded file mtime.

@@ -191,7 +191,8 @@ func TestLoadBadRecords(t *testing.T) {
 	tests := []struct {
 		name, file, text, want string
 	}{
-		{"no header", "results/self_test.log", "self-test: PASS\n", `missing "# cmd:"`},
+		{"header without exit", "results/self_test.log", "# cmd: x\nself-test: PASS\n", `needs "# cmd:" and "# exit:"`},
+		{"bad sidecar", "results/route_parity/fast_1.json", `{"cmd": "x", "exit_code": "zero"}`, "want an integer"},
 		{"bad exit", "results/route_parity/fast_1.log", "# cmd: x\n# exit: zero\n", `exit status "zero"`},
 		{"bad env", "results/route_parity/fast_1.log", "# cmd: x\n# env: FAST\n# exit: 0\n", `env entry "FAST"`},
 		{"bad mtimes", "machine/mtimes.json", `{"tz": "+03:00", "files": {"a": "yesterday"}}`, "not an RFC 3339 time"},
@@ -202,12 +203,62 @@ func TestLoadBadRecords(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := snaptest.CopyFixture(t, "m5-v3")
+			if strings.HasSuffix(tt.file, ".json") && strings.HasPrefix(tt.file, "results/route_parity/") {
+				// A sidecar is read only for a log without a header.
+				log := strings.TrimSuffix(tt.file, ".json") + ".log"
+				snaptest.Write(t, filepath.Join(root, filepath.FromSlash(log)), "route_parity: 0/0 PASS\n")
+			}
 			snaptest.Write(t, filepath.Join(root, filepath.FromSlash(tt.file)), tt.text)
 			_, err := Load(root)
 			var ae *Error
 			if !errors.As(err, &ae) || ae.File != tt.file || !strings.Contains(ae.Error(), tt.want) {
 				t.Errorf("Load with bad %s = %v; want an *archive.Error in %s containing %q", tt.file, err, tt.file, tt.want)
 			}
+		})
+	}
+}
+
+// A record without a header is the program's own output; its argv, env
+// and exit come from a sidecar run record when there is one, and are
+// unknown when there is none.
+func TestLoadRecordWithoutHeader(t *testing.T) {
+	const log = "results/route_parity/fast_1.log"
+	body := "route_parity: K=512 moce=0.00 max_abs_err 2.15e-07 mean_abs_err 2.69e-09 PASS\nroute_parity: 1/1 PASS\n"
+	tests := []struct {
+		name    string
+		sidecar string // "" for none
+		cmd     []string
+		env     map[string]string
+		exit    int
+		hasExit bool
+	}{
+		{"no sidecar", "", nil, nil, -1, false},
+		{"sidecar", `{"cmd": ["build/route_parity", "--tokens", "64"], "env": {"STRATA_METAL_MATH": "fast"}, "exit_code": 0}`,
+			[]string{"build/route_parity", "--tokens", "64"}, map[string]string{"STRATA_METAL_MATH": "fast"}, 0, true},
+		{"sidecar with a command line, exit 3", `{"cmd": "build/route_parity --tokens 64", "exit_code": 3}`,
+			[]string{"build/route_parity", "--tokens", "64"}, map[string]string{}, 3, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := snaptest.CopyFixture(t, "m5-v3")
+			snaptest.Write(t, filepath.Join(root, filepath.FromSlash(log)), body)
+			if tt.sidecar != "" {
+				snaptest.Write(t, filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(log, ".log")+".json")), tt.sidecar)
+			}
+			s, err := Load(root)
+			require.NoError(t, err)
+			var rec *Record
+			for _, p := range s.Parity {
+				if p.File == log {
+					rec = p
+				}
+			}
+			require.NotNil(t, rec, "no record %s", log)
+			assert.Equal(t, body, rec.Text)
+			assert.Equal(t, tt.cmd, rec.Cmd)
+			assert.Equal(t, tt.env, rec.Env)
+			assert.Equal(t, tt.exit, rec.Exit)
+			assert.Equal(t, tt.hasExit, rec.HasExit)
 		})
 	}
 }
@@ -259,8 +310,10 @@ func FuzzParseRecord(f *testing.F) {
 			}
 			return
 		}
-		if len(rec.Cmd) == 0 && !strings.Contains(string(data), "# cmd:") || rec.Env == nil || rec.Text != string(data) {
-			t.Fatalf("parseRecord(%q) = %+v", data, rec)
+		header := rec.HasExit
+		if rec.Text != string(data) || header != (rec.Env != nil) || header != (rec.Cmd != nil) ||
+			header && !strings.Contains(string(data), "# exit:") || !header && rec.Exit != -1 {
+			t.Fatalf("parseRecord(%q) = %+v; a header gives argv, env and exit, no header none", data, rec)
 		}
 	})
 }

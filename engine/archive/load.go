@@ -956,18 +956,44 @@ func decodeMtimes(file string, data []byte) (map[string]Mtime, error) {
 	return out, nil
 }
 
-// readRecord reads a text record and its "# cmd/env/exit" header.
+// readRecord reads a text record: the program's own output, with the
+// command that produced it from a "# cmd/env/exit" header when the file
+// has one, else from a sidecar run record beside it (the same path with
+// ".json" in place of the extension, with the default field names: cmd,
+// env, exit_code). With neither, the record's command is not known: Cmd
+// and Env are nil and HasExit is false.
 func (s *Snapshot) readRecord(rel string) (*Record, error) {
 	data, err := s.FS.ReadFile(rel, snapfs.LimitResults)
 	if err != nil {
 		return nil, err
 	}
-	return parseRecord(rel, data)
+	rec, err := parseRecord(rel, data)
+	if err != nil || rec.HasExit || rec.Cmd != nil {
+		return rec, err
+	}
+	side := strings.TrimSuffix(rel, path.Ext(rel)) + ".json"
+	if !s.FS.Exists(side) {
+		return rec, nil
+	}
+	r := &Run{Name: rec.Name, Extra: map[string]string{}}
+	if err := s.readSidecar(r, side, checkout.DefaultFields()); err != nil {
+		return nil, err
+	}
+	rec.Cmd, rec.Env, rec.Exit, rec.HasExit = r.Cmd, r.Env, r.ExitCode, r.HasExit
+	if rec.Env == nil && !r.CarriedOver {
+		rec.Env = map[string]string{}
+	}
+	if !rec.HasExit {
+		rec.Exit = -1
+	}
+	return rec, nil
 }
 
 // parseRecord parses the bytes of the text record at rel (relative to the
-// snapshot root): its "# cmd:", "# env:" and "# exit:" header lines, the
-// first lines of the file. "# cmd:" and "# exit:" are required.
+// snapshot root) and its optional header: "# cmd:", "# env:" and
+// "# exit:" lines, the first lines of the file. A header, when present,
+// needs "# cmd:" and "# exit:"; without one, Cmd and Env are nil and
+// HasExit is false.
 func parseRecord(rel string, data []byte) (*Record, error) {
 	rec := &Record{Name: strings.TrimSuffix(path.Base(rel), path.Ext(rel)), File: rel, Text: string(data), Exit: -1}
 	seen := map[string]bool{}
@@ -1011,11 +1037,17 @@ func parseRecord(rel string, data []byte) (*Record, error) {
 			if err != nil {
 				return nil, errAt("exit status %q is not an integer", val)
 			}
-			rec.Exit = n
+			rec.Exit, rec.HasExit = n, true
 		}
 	}
+	if len(seen) == 0 {
+		return rec, nil // no header: the program's own output only
+	}
 	if !seen["cmd"] || !seen["exit"] {
-		return nil, &Error{File: rel, Line: 1, Msg: `missing "# cmd:" or "# exit:" header`}
+		return nil, &Error{File: rel, Line: 1, Msg: `a record header needs "# cmd:" and "# exit:" lines`}
+	}
+	if rec.Cmd == nil {
+		rec.Cmd = []string{}
 	}
 	if rec.Env == nil {
 		rec.Env = map[string]string{}

@@ -65,18 +65,6 @@ func tailErrorFindings(c *Context, rule, id string) []finding.Finding {
 	return out
 }
 
-// tailLine returns line n (1-based) of a tail, or "".
-func tailLine(text string, n int) string {
-	if n < 1 {
-		return ""
-	}
-	lines := strings.SplitN(text, "\n", n+1)
-	if n > len(lines) {
-		return ""
-	}
-	return strings.TrimSuffix(lines[n-1], "\r")
-}
-
 // fieldEqual compares a runner value with the parsed metric: equal values,
 // or for pure_gpu within the runner's 2-dp rounding.
 func fieldEqual(name string, runner archive.Field, m tail.Metric) (ok, rounded bool) {

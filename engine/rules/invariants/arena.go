@@ -1,4 +1,4 @@
-package rules
+package invariants
 
 import (
 	"fmt"
@@ -7,29 +7,91 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/arena"
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
-// ArenaEnv is the environment variable that sets the arena size in GB.
-const ArenaEnv = "STRATA_METAL_ARENA_GB"
+// Arena checks the strata runs' expert arenas: the logged size against the
+// environment variable that sets it, one size across the runs, and the slot
+// counts against the arithmetic of the `.experts` file and page size.
+var Arena = &analysis.Analyzer{
+	Name:   "arena",
+	Doc:    "expert arena: slots from .experts size and page size; the arena variable equals the logged arena; one arena size across runs",
+	Family: analysis.FamilyInvariants,
+	Fix:    "pin the arena size in every run's environment, and make the logged slots agree with the file and page size",
+	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics},
+	Run:    runArena,
+}
+
+func (s ArenaSettings) validate(spec *checkout.Spec) error {
+	if s.Env == "" || s.Slices < 0 || s.PageKiB < 0 || s.PageKiB > 1<<20 {
+		return spec.RuleErrorf("arena", `needs "env", and "slices" and "page_kib" not below 0`)
+	}
+	return nil
+}
+
+// ArenaSettings are the arena rule's settings ("rules": {"arena": …}).
+type ArenaSettings struct {
+	// Env is the environment variable that sets the arena size in GB.
+	Env string `json:"env"`
+	// Slices is the number of expert slices in a `.experts` file, used
+	// where a run's log does not print it; 0 when the logs must.
+	Slices int `json:"slices,omitempty"`
+	// PageKiB is the VM page size in KiB, used where a run's log does not
+	// print it; 0 for darwin/arm64's 16 KiB.
+	PageKiB int `json:"page_kib,omitempty"`
+}
+
+func runArena(p *analysis.Pass) (any, error) {
+	var cfg ArenaSettings
+	if err := loadSettings(p, "arena", "arena settings (the variable that sets the arena size)", &cfg); err != nil {
+		return nil, err
+	}
+	page := arena.PageDarwinARM64
+	if cfg.PageKiB > 0 {
+		page = arena.Bytes(cfg.PageKiB) * arena.KiB
+	}
+	snap, err := analysis.Fact(p, facts.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := analysis.Fact(p, facts.RunMetrics)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := arenaRuns(snap, ms, cfg.Env)
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, analysis.NotApplicable("no strata run in the snapshot")
+	}
+	report(p, checkArena(runs, cfg.Slices, page))
+	return nil, nil
+}
 
 // arenaRun is one strata run as the arena rule reads it.
 type arenaRun struct {
 	Name string
 	File string // file the tail is in, relative to the snapshot root
-	// Env is STRATA_METAL_ARENA_GB as archived; HasEnv is false when unset.
-	Env    string
-	HasEnv bool
+	// EnvName is the variable that sets the arena size; Env is its value
+	// as archived, HasEnv false when unset.
+	EnvName string
+	Env     string
+	HasEnv  bool
 	// Experts names the `.experts` file the run filled its arena from
 	// (e.g. its quantisation, "Q2_0"); runs of one file must agree.
 	Experts string
 	// FileGiB is the `.experts` file size in GiB as printed.
 	FileGiB num.Number
 	// Logged metrics; a zero Metric (empty text) was not logged.
-	EnvLogged                       tail.Metric // the engine's echo of STRATA_METAL_ARENA_GB
+	EnvLogged                       tail.Metric // the engine's echo of the arena variable
 	Slices                          tail.Metric // expert slices in the file
 	PageKiB                         tail.Metric // page size in KiB
 	ArenaGB, Slots, Filled, Classes tail.Metric
@@ -41,20 +103,6 @@ type arenaRun struct {
 
 func (r arenaRun) logged(m tail.Metric) bool { return m.Num.Text != "" }
 
-func init() {
-	Register(Rule{
-		Name: "arena",
-		Doc:  "expert arena: slots from .experts size and page size; STRATA_METAL_ARENA_GB equals the logged arena; one arena size across runs",
-		Check: func(c *Context) ([]finding.Finding, error) {
-			runs, err := arenaRuns(c)
-			if err != nil {
-				return nil, err
-			}
-			return checkArena(runs, arena.ExpertSlices, arena.PageDarwinARM64), nil
-		},
-	})
-}
-
 // checkArena checks the strata runs' arenas: each run's logged size against
 // its environment, one size across all runs, and the slot counts per
 // `.experts` file — computed from the file and page size where the arena has
@@ -65,10 +113,10 @@ func init() {
 func checkArena(runs []arenaRun, slices int, page arena.Bytes) []finding.Finding {
 	var out []finding.Finding
 	add := func(sev finding.Severity, r arenaRun, m tail.Metric, raw, format string, args ...any) {
-		out = append(out, arenaFinding(sev, r, m, raw, fmt.Sprintf(format, args...)))
+		out = append(out, arenaFinding("size", sev, r, m, raw, fmt.Sprintf(format, args...)))
 	}
 	if len(runs) == 0 {
-		out = append(out, finding.Finding{Rule: "arena", ID: "F31", Severity: finding.Fail, Message: "no strata run logs an expert arena"})
+		out = append(out, finding.Finding{Severity: finding.Fail, Check: "size", Message: "no strata run logs an expert arena"})
 		return out
 	}
 
@@ -77,26 +125,26 @@ func checkArena(runs []arenaRun, slices int, page arena.Bytes) []finding.Finding
 	pinned := 0
 	for _, r := range runs {
 		if !r.HasEnv {
-			add(finding.Fail, r, r.ArenaGB, "", "run %s: %s is not set, so the arena size is the engine's choice and not pinned", r.Name, ArenaEnv)
+			add(finding.Fail, r, r.ArenaGB, "", "run %s: %s is not set, so the arena size is the engine's choice and not pinned", r.Name, r.EnvName)
 			continue
 		}
 		env, err := num.Parse(r.Env)
 		if err != nil {
-			add(finding.Fail, r, r.ArenaGB, r.Env, "run %s: %s=%q is not a number", r.Name, ArenaEnv, r.Env)
+			add(finding.Fail, r, r.ArenaGB, r.Env, "run %s: %s=%q is not a number", r.Name, r.EnvName, r.Env)
 			continue
 		}
 		b, err := arena.FromGB(env.Value)
 		if err != nil {
-			add(finding.Fail, r, r.ArenaGB, r.Env, "run %s: %s=%q: %v", r.Name, ArenaEnv, r.Env, err)
+			add(finding.Fail, r, r.ArenaGB, r.Env, "run %s: %s=%q: %v", r.Name, r.EnvName, r.Env, err)
 			continue
 		}
 		if r.logged(r.EnvLogged) && !num.Matches(env.Value, r.EnvLogged.Num) {
-			add(finding.Fail, r, r.EnvLogged, r.Env, "run %s: the engine logs %s=%s; the archived environment says %s", r.Name, ArenaEnv, r.EnvLogged.Num.Text, r.Env)
+			add(finding.Fail, r, r.EnvLogged, r.Env, "run %s: the engine logs %s=%s; the archived environment says %s", r.Name, r.EnvName, r.EnvLogged.Num.Text, r.Env)
 		}
 		if !r.logged(r.ArenaGB) {
-			add(finding.Fail, r, r.ArenaGB, r.Env, "run %s: no \"expert arena … GB\" line; %s=%s", r.Name, ArenaEnv, r.Env)
+			add(finding.Fail, r, r.ArenaGB, r.Env, "run %s: no \"expert arena … GB\" line; %s=%s", r.Name, r.EnvName, r.Env)
 		} else if !num.Matches(env.Value, r.ArenaGB.Num) {
-			add(finding.Fail, r, r.ArenaGB, r.Env, "run %s: logged arena %s GB ≠ %s=%s", r.Name, r.ArenaGB.Num.Text, ArenaEnv, r.Env)
+			add(finding.Fail, r, r.ArenaGB, r.Env, "run %s: logged arena %s GB ≠ %s=%s", r.Name, r.ArenaGB.Num.Text, r.EnvName, r.Env)
 		}
 		sizes[b] = append(sizes[b], r)
 		pinned++
@@ -108,7 +156,7 @@ func checkArena(runs []arenaRun, slices int, page arena.Bytes) []finding.Finding
 		for b, rs := range sizes {
 			r := rs[0]
 			add(finding.Pass, r, r.ArenaGB, r.Env, "uniform arena: %s=%s and expert arena %s GB logged in all %d strata runs (%s bytes)",
-				ArenaEnv, r.Env, r.ArenaGB.Num.Text, len(rs), num.Format(float64(b), 0))
+				r.EnvName, r.Env, r.ArenaGB.Num.Text, len(rs), num.Format(float64(b), 0))
 		}
 	} else if len(sizes) > 1 {
 		// Name the runs off the most common size.
@@ -126,7 +174,7 @@ func checkArena(runs []arenaRun, slices int, page arena.Bytes) []finding.Finding
 		for _, b := range keys[1:] {
 			for _, r := range sizes[b] {
 				add(finding.Fail, r, r.ArenaGB, r.Env, "arena not uniform: run %s has %s=%s (%s GB logged); %d of the %d runs have %s (%s GB)",
-					r.Name, ArenaEnv, r.Env, r.ArenaGB.Num.Text, len(common), pinned, common[0].Env, common[0].ArenaGB.Num.Text)
+					r.Name, r.EnvName, r.Env, r.ArenaGB.Num.Text, len(common), pinned, common[0].Env, common[0].ArenaGB.Num.Text)
 			}
 		}
 	}
@@ -146,10 +194,10 @@ func checkArena(runs []arenaRun, slices int, page arena.Bytes) []finding.Finding
 	return out
 }
 
-// arenaFinding is an arena finding (F31) about run r, placed at the tail
-// line of the metric m it is about.
-func arenaFinding(sev finding.Severity, r arenaRun, m tail.Metric, raw, msg string) finding.Finding {
-	return finding.Finding{Rule: "arena", ID: "F31", Severity: sev, File: r.File, Line: m.Line,
+// arenaFinding is an arena finding of the sub-check check about run r,
+// placed at the tail line of the metric m it is about.
+func arenaFinding(check string, sev finding.Severity, r arenaRun, m tail.Metric, raw, msg string) finding.Finding {
+	return finding.Finding{Severity: sev, Check: check, File: r.File, Line: m.Line,
 		Quote: m.Num.Text, Raw: raw, Source: r.Name, Message: msg}
 }
 
@@ -157,7 +205,7 @@ func arenaFinding(sev finding.Severity, r arenaRun, m tail.Metric, raw, msg stri
 func arenaSlots(file string, rs []arenaRun, slices int, page arena.Bytes) []finding.Finding {
 	var out []finding.Finding
 	add := func(sev finding.Severity, r arenaRun, m tail.Metric, raw, format string, args ...any) {
-		out = append(out, arenaFinding(sev, r, m, raw, fmt.Sprintf(format, args...)))
+		out = append(out, arenaFinding("slots", sev, r, m, raw, fmt.Sprintf(format, args...)))
 	}
 	ok := true
 	for _, r := range rs {
@@ -221,7 +269,7 @@ func arenaSlots(file string, rs []arenaRun, slices int, page arena.Bytes) []find
 func arenaUniform(file string, rs []arenaRun, slices int, page arena.Bytes) []finding.Finding {
 	var out []finding.Finding
 	add := func(sev finding.Severity, r arenaRun, m tail.Metric, raw, format string, args ...any) {
-		out = append(out, arenaFinding(sev, r, m, raw, fmt.Sprintf(format, args...)))
+		out = append(out, arenaFinding("slots", sev, r, m, raw, fmt.Sprintf(format, args...)))
 	}
 	ok := true
 	var pass []string
@@ -251,6 +299,11 @@ func arenaUniform(file string, rs []arenaRun, slices int, page arena.Bytes) []fi
 				continue
 			}
 			slices = int(v)
+		}
+		if slices <= 0 {
+			ok = false
+			add(finding.Fail, r, r.Slots, "", "%s run %s: the expert slice count is neither logged nor declared (\"slices\" in the arena settings), so the slot count cannot be checked", file, r.Name)
+			continue
 		}
 		if r.logged(r.PageKiB) {
 			v := r.PageKiB.Value()
@@ -334,9 +387,9 @@ func arenaCommon(rs []arenaRun, get func(arenaRun) tail.Metric) (string, int) {
 // environment's exact value, with the logged size beside it.
 func arenaSize(r arenaRun) string {
 	if r.logged(r.ArenaGB) {
-		return fmt.Sprintf("%s GB (%s=%s)", r.ArenaGB.Num.Text, ArenaEnv, r.Env)
+		return fmt.Sprintf("%s GB (%s=%s)", r.ArenaGB.Num.Text, r.EnvName, r.Env)
 	}
-	return fmt.Sprintf("%s GB (%s)", r.Env, ArenaEnv)
+	return fmt.Sprintf("%s GB (%s)", r.Env, r.EnvName)
 }
 
 // arenaCount prints a logged count with thousands separators.
@@ -369,23 +422,20 @@ func arenaNames(rs []arenaRun) string {
 	return strings.Join(names, ", ")
 }
 
-// arenaRuns reads the strata runs' arenas: STRATA_METAL_ARENA_GB from the
+// arenaRuns reads the strata runs' arenas: the arena variable from the
 // archived environment and, from the parsed log, the engine's echo of it
 // (arena_env_gb), the .experts size and slice count, the arena line's size,
 // slots, filled slots, size classes and page size.
-func arenaRuns(c *Context) ([]arenaRun, error) {
-	if c.Snap == nil {
-		return nil, fmt.Errorf("arena: no snapshot")
-	}
+func arenaRuns(snap *archive.Snapshot, ms map[string]*tail.Metrics, envName string) ([]arenaRun, error) {
 	var out []arenaRun
-	for _, r := range c.Snap.StrataRuns() {
-		ms := c.Metrics[r.Name]
-		if ms == nil {
-			return nil, fmt.Errorf("arena: %s: no parsed metrics for run %s", r.Source, r.Name)
+	for _, r := range snap.StrataRuns() {
+		m := ms[r.Name]
+		if m == nil {
+			return nil, fmt.Errorf("%s: no parsed metrics for run %s", r.Source, r.Name)
 		}
-		env, has := r.Env[ArenaEnv]
-		a := arenaRun{Name: r.Name, File: r.Source, Env: env, HasEnv: has}
-		get := func(name string) tail.Metric { m, _ := ms.Get(name); return m }
+		env, has := r.Env[envName]
+		a := arenaRun{Name: r.Name, File: r.Source, EnvName: envName, Env: env, HasEnv: has}
+		get := func(name string) tail.Metric { v, _ := m.Get(name); return v }
 		a.EnvLogged = get("arena_env_gb")
 		a.FileGiB = get("experts_gib").Num
 		a.Slices = get("expert_slices")

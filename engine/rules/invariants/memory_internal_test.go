@@ -1,4 +1,4 @@
-package rules
+package invariants
 
 import (
 	"strings"
@@ -18,8 +18,8 @@ func TestXNUClaimText(t *testing.T) {
 		{"no claim here", ""},
 	}
 	for _, tt := range tests {
-		if got := xnuClaimText(tt.line); got != tt.want {
-			t.Errorf("xnuClaimText(%q) = %q; want %q", tt.line, got, tt.want)
+		if got := claimText(tt.line, "xnu bills only"); got != tt.want {
+			t.Errorf("claimText(%q) = %q; want %q", tt.line, got, tt.want)
 		}
 	}
 	for _, c := range []struct {

@@ -1,12 +1,10 @@
-package rules
+package invariants
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/archive"
-	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -31,6 +29,17 @@ func parityAudited() []parityRun {
 		}
 	}
 	return runs
+}
+
+// auditedParity are the settings fixtures/m5-v3/strataspec.json declares.
+func auditedParity() ParitySettings {
+	return ParitySettings{
+		Configs: []ParityConfig{
+			{Name: "K=512", Key: "k512", Tol: 1e-06},
+			{Name: "K=256 + MoCE=0.85", Key: "k256_moce085", Tol: 1e-06},
+		},
+		ModeEnv: "STRATA_METAL_MATH", DefaultMode: "default", Modes: []string{"default", "fast"}, Repeats: 3,
+	}
 }
 
 func countSeverity(fs []finding.Finding, s finding.Severity) int {
@@ -87,17 +96,21 @@ func TestCheckParity(t *testing.T) {
 			delete(rs[0].Err, "k512")
 			return setErr(2, "k512", "2.17e-07")(rs)
 		}, fails: 2, want: []string{"repeat 1 (run route_parity_default_1) reports no max error", "repeat 3 (run route_parity_default_3) max err 2.17e-07 differs from repeat 2 (run route_parity_default_2) 2.16e-07"}},
+		{name: "exit not recorded", edit: func(rs []parityRun) []parityRun { rs[1].NoExit, rs[1].Exit = true, -1; return rs }, fails: 1,
+			want: []string{"route_parity default math, run route_parity_default_2: no exit status recorded"}},
+		{name: "environment not recorded", edit: func(rs []parityRun) []parityRun { rs[5].Mode = ""; return rs }, fails: 2,
+			want: []string{"route_parity run route_parity_fast_3: no environment recorded", "route_parity fast math: 2 repeats"}},
 		{name: "unknown mode", edit: func(rs []parityRun) []parityRun {
 			return append(rs, parityRun{Name: "rp_x", Mode: "precise", Err: rs[0].Err})
 		}, fails: 1, want: []string{`unknown math mode "precise"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := checkParity(tt.edit(parityAudited()), ParityConfigs(), ParityModes(), ParityRepeats)
+			fs := checkParity(tt.edit(parityAudited()), auditedParity())
 			var fails []string
 			for _, f := range fs {
-				if f.Rule != "parity" || f.ID != "F41" {
-					t.Errorf("finding %v: rule %q id %q; want parity F41", f, f.Rule, f.ID)
+				if f.Check == "" {
+					t.Errorf("finding %v has no check", f)
 				}
 				if f.Severity == finding.Fail {
 					fails = append(fails, f.Message)
@@ -117,7 +130,7 @@ func TestCheckParity(t *testing.T) {
 
 // TestCheckParityPass checks the pass findings show the four audited figures.
 func TestCheckParityPass(t *testing.T) {
-	fs := checkParity(parityAudited(), ParityConfigs(), ParityModes(), ParityRepeats)
+	fs := checkParity(parityAudited(), auditedParity())
 	want := []string{
 		"route_parity default math, K=512: max err 2.16e-07 ≤ 1e-06, identical in 3 repeats, all exit 0",
 		"route_parity default math, K=256 + MoCE=0.85: max err 3.06e-07 ≤ 1e-06, identical in 3 repeats, all exit 0",
@@ -130,39 +143,6 @@ func TestCheckParityPass(t *testing.T) {
 	for i, w := range want {
 		if fs[i].Severity != finding.Pass || fs[i].Message != w {
 			t.Errorf("finding %d = %s %q; want pass %q", i, fs[i].Severity, fs[i].Message, w)
-		}
-	}
-}
-
-// A record or run without parsed metrics is input the rule cannot read: an
-// error naming the file, never a pass.
-func TestInvariantRulesUnreadable(t *testing.T) {
-	snap := &archive.Snapshot{
-		Root:     t.TempDir(),
-		Runs:     []*archive.Run{{Name: "strata_x", Group: archive.GroupSpeed, Parser: checkout.ParserStrata, Source: "results/r.json: runs[0].output_tail"}},
-		Parity:   []*archive.Record{{Name: "fast_1", File: "results/route_parity/fast_1.log"}},
-		SelfTest: &archive.Record{Name: "self_test", File: "results/self_test.log"},
-	}
-	tests := []struct {
-		rule string
-		want string
-	}{
-		{"parity", "results/route_parity/fast_1.log: no parsed metrics"},
-		{"arena", "results/r.json: runs[0].output_tail: no parsed metrics for run strata_x"},
-		{"scratch", "results/r.json: runs[0].output_tail: no parsed metrics for run strata_x"},
-		{"selftest", "results/self_test.log: no parsed metrics"},
-	}
-	for _, tt := range tests {
-		rs, err := Select(tt.rule)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs, err := rs[0].Check(&Context{Snap: snap, Metrics: map[string]*tail.Metrics{}})
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s.Check(no metrics) = %v, %v; want an error containing %q", tt.rule, fs, err, tt.want)
-		}
-		if _, err := rs[0].Check(&Context{}); err == nil {
-			t.Errorf("%s.Check(no snapshot) = nil error; want one", tt.rule)
 		}
 	}
 }

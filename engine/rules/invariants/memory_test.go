@@ -1,13 +1,72 @@
-package rules_test
+package invariants_test
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
+
+// copySnapshot copies a fixture into t.TempDir() and applies edits to it:
+// each edit replaces old with new exactly once in a file (snaptest.Edit).
+func copySnapshot(t *testing.T, name string, edits ...edit) string {
+	t.Helper()
+	dst := snaptest.CopyFixture(t, name)
+	for _, e := range edits {
+		snaptest.Edit(t, filepath.Join(dst, filepath.FromSlash(e.file)), e.old, e.new)
+	}
+	return dst
+}
+
+type edit struct{ file, old, new string }
+
+// results edits the results JSON.
+func results(old, new string) edit { return edit{snaptest.ResultsFile, old, new} }
+
+// check audits a snapshot with one rule and returns the findings.
+func check(t *testing.T, root, rule string) []finding.Finding {
+	t.Helper()
+	rep, err := audit.Audit(root, rule)
+	require.NoError(t, err, "audit.Audit(%q, %q)", root, rule)
+	return rep.Findings
+}
+
+// bySeverity returns the findings of a severity.
+func bySeverity(fs []finding.Finding, sev finding.Severity) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range fs {
+		if f.Severity == sev {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// hasFinding reports whether a finding of the severity and id has a message
+// containing every one of want.
+func hasFinding(fs []finding.Finding, sev finding.Severity, id string, want ...string) bool {
+	for _, f := range fs {
+		if f.Severity != sev || f.ID != id {
+			continue
+		}
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(f.Message, w) {
+				ok = false
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
 
 func TestMemoryFixtures(t *testing.T) {
 	fs := check(t, snaptest.Fixture(t, "m5-v3"), "memory")
@@ -84,5 +143,54 @@ func TestMemoryXNUCaveat(t *testing.T) {
 	fs = check(t, copySnapshot(t, "m5-v3", edit{"PLAN.md", plan, elsewhere}), "memory")
 	if !hasFinding(fs, finding.Warn, "F25", "hypothesis") {
 		t.Errorf("memory with the caveat outside the section: want the F25 warn, got %v", fs)
+	}
+}
+
+// Without settings in the spec a rule does not apply, and says why; with
+// settings that make no sense the audit stops, naming the spec's line.
+func TestInvariantSettings(t *testing.T) {
+	const spec = "strataspec.json"
+	for _, rule := range []string{"parity", "arena", "memory"} {
+		t.Run(rule+" not applied", func(t *testing.T) {
+			root := snaptest.CopyFixture(t, "m5-v3")
+			p := filepath.Join(root, spec)
+			s := snaptest.Read(t, p)
+			i := strings.Index(s, "\n    \""+rule+"\": {")
+			require.GreaterOrEqual(t, i, 0, "fixture spec has no %s settings", rule)
+			snaptest.Write(t, p, s[:i+1]+"    \"unused_"+rule+"\": {"+s[i+len("\n    \""+rule+"\": {"):])
+			rep, err := audit.Audit(root, rule)
+			require.NoError(t, err)
+			assert.Empty(t, rep.Findings)
+			require.Len(t, rep.Summary.NotApplied, 1)
+			assert.Contains(t, rep.Summary.NotApplied[0].Reason, `"rules": {"`+rule+`"}`)
+		})
+	}
+	for _, tt := range []struct {
+		rule, old, new, want string
+	}{
+		{"parity", `"repeats": 3`, `"repeats": 0`, `rules.parity: "repeats" must be at least 1, found 0`},
+		{"parity", `"tolerance": 1e-06}`, `"tolerance": 0}`, `needs "name", "key" and a "tolerance" above 0`},
+		{"parity", `"repeats": 3`, `"repeat": 3`, `unknown field "repeat"`},
+		{"arena", `"env": "STRATA_METAL_ARENA_GB", `, ``, `rules.arena: needs "env"`},
+		{"memory", `"evidence": "scratch-residency"`, `"evidence": "vmmap"`, `unknown evidence "vmmap"`},
+	} {
+		t.Run(tt.rule+" "+tt.want, func(t *testing.T) {
+			root := snaptest.CopyFixture(t, "m5-v3")
+			p := filepath.Join(root, spec)
+			s := snaptest.Read(t, p)
+			snaptest.Write(t, p, strings.Replace(s, tt.old, tt.new, 1))
+			_, err := audit.Audit(root, tt.rule)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			// The line named is the rule's key under "rules".
+			lines := strings.Split(s, "\n")
+			want := 0
+			for i, l := range lines {
+				if strings.HasPrefix(l, "    \""+tt.rule+"\": {") {
+					want = i + 1
+				}
+			}
+			assert.Contains(t, err.Error(), spec+":"+strconv.Itoa(want)+":")
+		})
 	}
 }
