@@ -55,10 +55,6 @@ type Snapshot struct {
 	GeneratedAtUTC time.Time // "generated_at_utc"
 	GeneratedAt    Field     // the same, with its text and place
 
-	// Perf holds the runner's perf dict of each strata run, by run name.
-	Perf map[string]*Dict
-	// Summary is the runner's summary_comparison.
-	Summary Summary
 	// KLDMacros holds the runner's KLD macro per configuration
 	// ("iq3_s", "q2_0_moce0", "q2_0_moce085").
 	KLDMacros map[string]*Macro
@@ -123,7 +119,7 @@ type Field struct {
 	Name string     // key in its dict ("" for array elements)
 	Num  num.Number // value and the literal as written in the JSON
 	Null bool       // the value was null
-	Path string     // JSON path, e.g. "perf.strata_q2_0_moce0_short_43tok.decode_tok_s"
+	Path string     // JSON path, e.g. "runs[3].duration_s"
 	Line int        // line in the results file
 	Text string     // for string values (generated_at_utc): the string
 }
@@ -149,22 +145,6 @@ func (d *Dict) Get(name string) (Field, bool) {
 		}
 	}
 	return Field{}, false
-}
-
-// Summary is the runner's summary_comparison.
-type Summary struct {
-	Path          string
-	Speed43       []*Row           // "speed_43tok"
-	Prefill       []*Row           // "prefill"
-	MissReduction *Dict            // "miss_reduction_pct"
-	KLD           map[string]*Dict // "kld": per configuration, mean_kld and top1_pct
-}
-
-// Row is one row of a summary table: a run, its configuration and values.
-type Row struct {
-	Run    string
-	Config string
-	Dict
 }
 
 // Macro is the runner's KLD macro of one configuration: per-domain values

@@ -213,8 +213,11 @@ func (d *decoder) dict(n *jsontree.Node) *Dict {
 	return dt
 }
 
-// runnerBlocks are the strata validation runner's own tables, read when a
-// results file has them; every other top-level key is kept and noted.
+// runnerBlocks are the strata validation runner's own tables: read here
+// when a results file has them (kld_macros, prev_llama_*, llama_cpp_*,
+// provenance; legacy, until their rules read them through engine/tables
+// as the spec locates them), or by the rules through engine/tables (perf,
+// summary_comparison); every other top-level key is kept and noted.
 var runnerBlocks = []string{"schema", "generated_at_utc", "perf", "summary_comparison", "kld_macros",
 	"prev_llama_unpatched", "prev_llama_patched", "llama_cpp_unpatched", "llama_cpp_patched", "provenance"}
 
@@ -263,12 +266,6 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 			}
 			s.GeneratedAtUTC = t
 		}
-	}
-	if n := root.Get("perf"); n != nil {
-		s.decodePerf(d, n)
-	}
-	if n := root.Get("summary_comparison"); n != nil {
-		s.decodeSummary(d, n)
 	}
 	if n := root.Get("kld_macros"); n != nil {
 		s.decodeMacros(d, n)
@@ -505,77 +502,6 @@ func (s *Snapshot) strataRun(d *decoder, n *jsontree.Node, name string) {
 		d.fail(n, "no run named %q in runs", name)
 	case !r.Strata():
 		d.fail(n, "run %q is a %s run, not a strata run", name, r.Group)
-	}
-}
-
-func (s *Snapshot) decodePerf(d *decoder, n *jsontree.Node) {
-	if d.err != nil {
-		return
-	}
-	if n.Kind != 'o' {
-		d.fail(n, "want an object, found %s", jsontree.KindName(n.Kind))
-		return
-	}
-	s.Perf = map[string]*Dict{}
-	for i, name := range n.Keys {
-		s.strataRun(d, n.Vals[i], name)
-		s.Perf[name] = d.dict(n.Vals[i])
-	}
-}
-
-func (s *Snapshot) row(d *decoder, n *jsontree.Node) *Row {
-	if n.Kind != 'o' {
-		d.fail(n, "want an object, found %s", jsontree.KindName(n.Kind))
-		return &Row{}
-	}
-	r := &Row{Dict: Dict{Path: n.Path, Line: d.line(n)}}
-	for i, k := range n.Keys {
-		switch k {
-		case "run":
-			r.Run = d.str(n.Vals[i])
-			if d.err == nil {
-				s.strataRun(d, n.Vals[i], r.Run)
-			}
-		case "config":
-			r.Config = d.str(n.Vals[i])
-		default:
-			r.Fields = append(r.Fields, d.number(n.Vals[i], k))
-		}
-	}
-	if d.err == nil && (r.Run == "" || r.Config == "") {
-		d.fail(n, `a row needs "run" and "config"`)
-	}
-	return r
-}
-
-func (s *Snapshot) rows(d *decoder, n *jsontree.Node) []*Row {
-	if n.Kind != 'a' {
-		d.fail(n, "want an array of rows, found %s", jsontree.KindName(n.Kind))
-		return nil
-	}
-	var out []*Row
-	for _, v := range n.Vals {
-		out = append(out, s.row(d, v))
-	}
-	return out
-}
-
-func (s *Snapshot) decodeSummary(d *decoder, n *jsontree.Node) {
-	if d.err != nil || !d.object(n, []string{"speed_43tok", "prefill", "miss_reduction_pct", "kld"}) {
-		return
-	}
-	s.Summary = Summary{Path: n.Path, KLD: map[string]*Dict{}}
-	s.Summary.Speed43 = s.rows(d, n.Get("speed_43tok"))
-	s.Summary.Prefill = s.rows(d, n.Get("prefill"))
-	s.Summary.MissReduction = d.dict(n.Get("miss_reduction_pct"))
-	kn := n.Get("kld")
-	if d.err == nil && kn.Kind != 'o' {
-		d.fail(kn, "want an object, found %s", jsontree.KindName(kn.Kind))
-	}
-	if d.err == nil {
-		for i, k := range kn.Keys {
-			s.Summary.KLD[k] = d.dict(kn.Vals[i])
-		}
 	}
 }
 

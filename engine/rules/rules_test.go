@@ -13,7 +13,7 @@ func TestSelect(t *testing.T) {
 		want string // comma-joined names, or an error substring prefixed with "error:"
 	}{
 		{"plan", "plan.range,plan.stale,plan.unsourced"},
-		{"summary,derive", "derive,summary"},
+		{"compare.rate,plan.stale", "compare.rate,plan.stale"},
 		{"plan.stale, plan", "plan.range,plan.stale,plan.unsourced"},
 		{"compare.rate", "compare.rate"},
 		{"pla", `error:unknown rule "pla"`},

@@ -13,6 +13,8 @@ import (
 func Analyzers() []*analysis.Analyzer {
 	return []*analysis.Analyzer{
 		runs.Parse,
+		runs.Summary,
+		runs.Derive,
 		invariants.Parity,
 		invariants.Arena,
 		invariants.Memory,

@@ -29,7 +29,7 @@ var Arena = &analysis.Analyzer{
 	Run:    runArena,
 }
 
-func (s ArenaSettings) validate(spec *checkout.Spec) error {
+func (s ArenaSettings) Validate(spec *checkout.Spec) error {
 	if s.Env == "" || s.Slices < 0 || s.PageKiB < 0 || s.PageKiB > 1<<20 {
 		return spec.RuleErrorf("arena", `needs "env", and "slices" and "page_kib" not below 0`)
 	}
@@ -50,7 +50,7 @@ type ArenaSettings struct {
 
 func runArena(p *analysis.Pass) (any, error) {
 	var cfg ArenaSettings
-	if err := loadSettings(p, "arena", "arena settings (the variable that sets the arena size)", &cfg); err != nil {
+	if err := analysis.Settings(p, "arena", "arena settings (the variable that sets the arena size)", &cfg); err != nil {
 		return nil, err
 	}
 	page := arena.PageDarwinARM64
@@ -72,7 +72,7 @@ func runArena(p *analysis.Pass) (any, error) {
 	if len(runs) == 0 {
 		return nil, analysis.NotApplicable("no strata run in the snapshot")
 	}
-	report(p, checkArena(runs, cfg.Slices, page))
+	p.ReportAll(checkArena(runs, cfg.Slices, page))
 	return nil, nil
 }
 

@@ -7,44 +7,7 @@
 // a rule with no settings there says it does not apply.
 package invariants
 
-import (
-	"strings"
-
-	"github.com/strataspec/strataspec/engine/analysis"
-	"github.com/strataspec/strataspec/engine/checkout"
-	"github.com/strataspec/strataspec/engine/facts"
-	"github.com/strataspec/strataspec/engine/finding"
-)
-
-// validator is a rule's settings, which check themselves after decoding.
-type validator interface {
-	validate(*checkout.Spec) error
-}
-
-// loadSettings decodes the rule's settings from the spec into cfg (a
-// pointer) and validates them. A spec without settings for the rule is
-// not-applicable, the reason naming what is missing.
-func loadSettings(p *analysis.Pass, rule, what string, cfg validator) error {
-	spec, err := analysis.Fact(p, facts.Spec)
-	if err != nil {
-		return err
-	}
-	found, err := spec.Rule(rule, cfg)
-	if err != nil {
-		return err
-	}
-	if !found {
-		return analysis.NotApplicable("no %s under \"rules\": {\"%s\"} in %s", what, rule, checkout.File)
-	}
-	return cfg.validate(spec)
-}
-
-// report reports every finding of fs.
-func report(p *analysis.Pass, fs []finding.Finding) {
-	for _, f := range fs {
-		p.Report(f)
-	}
-}
+import "strings"
 
 // line returns line n (1-based) of text, or "".
 func line(text string, n int) string {

@@ -61,7 +61,7 @@ type Hypothesis struct {
 // evidenceScratch is the one evidence kind the rule computes.
 const evidenceScratch = "scratch-residency"
 
-func (s MemorySettings) validate(spec *checkout.Spec) error {
+func (s MemorySettings) Validate(spec *checkout.Spec) error {
 	if s.MinAvailWarnGiB < 0 || s.PrefillTokens < 0 {
 		return spec.RuleErrorf("memory", `"min_avail_warn_gib" and "prefill_tokens" must not be below 0`)
 	}
@@ -78,7 +78,7 @@ func (s MemorySettings) validate(spec *checkout.Spec) error {
 
 func runMemory(p *analysis.Pass) (any, error) {
 	var cfg MemorySettings
-	if err := loadSettings(p, "memory", "memory settings", &cfg); err != nil {
+	if err := analysis.Settings(p, "memory", "memory settings", &cfg); err != nil {
 		return nil, err
 	}
 	snap, err := analysis.Fact(p, facts.Snapshot)
@@ -90,8 +90,8 @@ func runMemory(p *analysis.Pass) (any, error) {
 		return nil, err
 	}
 	m := &memory{snap: snap, ms: ms, cfg: cfg}
-	report(p, m.swapAvail())
-	report(p, m.promptRegion())
+	p.ReportAll(m.swapAvail())
+	p.ReportAll(m.promptRegion())
 	if len(cfg.Hypotheses) == 0 {
 		return nil, nil
 	}
@@ -106,7 +106,7 @@ func runMemory(p *analysis.Pass) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	report(p, fs)
+	p.ReportAll(fs)
 	return nil, nil
 }
 

@@ -1,6 +1,7 @@
 package invariants_test
 
 import (
+	"github.com/strataspec/strataspec/engine/rules/rulestest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,64 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// copySnapshot copies a fixture into t.TempDir() and applies edits to it:
-// each edit replaces old with new exactly once in a file (snaptest.Edit).
-func copySnapshot(t *testing.T, name string, edits ...edit) string {
-	t.Helper()
-	dst := snaptest.CopyFixture(t, name)
-	for _, e := range edits {
-		snaptest.Edit(t, filepath.Join(dst, filepath.FromSlash(e.file)), e.old, e.new)
-	}
-	return dst
-}
-
-type edit struct{ file, old, new string }
-
-// results edits the results JSON.
-func results(old, new string) edit { return edit{snaptest.ResultsFile, old, new} }
-
-// check audits a snapshot with one rule and returns the findings.
-func check(t *testing.T, root, rule string) []finding.Finding {
-	t.Helper()
-	rep, err := audit.Audit(root, rule)
-	require.NoError(t, err, "audit.Audit(%q, %q)", root, rule)
-	return rep.Findings
-}
-
-// bySeverity returns the findings of a severity.
-func bySeverity(fs []finding.Finding, sev finding.Severity) []finding.Finding {
-	var out []finding.Finding
-	for _, f := range fs {
-		if f.Severity == sev {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// hasFinding reports whether a finding of the severity and id has a message
-// containing every one of want.
-func hasFinding(fs []finding.Finding, sev finding.Severity, id string, want ...string) bool {
-	for _, f := range fs {
-		if f.Severity != sev || f.ID != id {
-			continue
-		}
-		ok := true
-		for _, w := range want {
-			if !strings.Contains(f.Message, w) {
-				ok = false
-			}
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
-}
-
 func TestMemoryFixtures(t *testing.T) {
-	fs := check(t, snaptest.Fixture(t, "m5-v3"), "memory")
-	if bad := bySeverity(fs, finding.Fail); len(bad) > 0 {
+	fs := rulestest.Check(t, snaptest.Fixture(t, "m5-v3"), "memory")
+	if bad := rulestest.BySeverity(fs, finding.Fail); len(bad) > 0 {
 		t.Errorf("memory fails on m5-v3: %v", bad)
 	}
 	for _, w := range []struct {
@@ -82,7 +28,7 @@ func TestMemoryFixtures(t *testing.T) {
 		{finding.Pass, "F22", []string{"all 14 strata tails", "1,024-tok run 4.73 → 4.67 and 7.65 → 7.60", "2,048-tok run 4.73 → 4.67 and 7.65 → 7.60"}},
 		{finding.Warn, "F25", []string{"XNU bills only", "hypothesis", "0.052 GB", "xnu-billing-hypothesis"}},
 	} {
-		if !hasFinding(fs, w.sev, w.id, w.text...) {
+		if !rulestest.Has(fs, w.sev, w.id, w.text...) {
 			t.Errorf("m5-v3: no %s %s finding with %q in %v", w.sev, w.id, w.text, fs)
 		}
 	}
@@ -91,28 +37,28 @@ func TestMemoryFixtures(t *testing.T) {
 func TestMemoryDetectsChanges(t *testing.T) {
 	tests := []struct {
 		name  string
-		edits []edit
+		edits []rulestest.Edit
 		sev   finding.Severity
 		id    string
 		want  []string
 	}{
 		{"swapout in one run",
-			[]edit{results(`(0.0 MiB swapout)\n[runner] min_avail 3.36 GiB`, `(1.5 MiB swapout)\n[runner] min_avail 3.36 GiB`)},
+			[]rulestest.Edit{rulestest.Results(`(0.0 MiB swapout)\n[runner] min_avail 3.36 GiB`, `(1.5 MiB swapout)\n[runner] min_avail 3.36 GiB`)},
 			finding.Fail, "F07", []string{"run strata_tf_iq3_s_ops_tools swapped", "1.5 MiB"}},
 		{"memory pressure",
-			[]edit{results("[runner] min_avail 3.36 GiB", "[runner] min_avail 0.36 GiB")},
+			[]rulestest.Edit{rulestest.Results("[runner] min_avail 3.36 GiB", "[runner] min_avail 0.36 GiB")},
 			finding.Warn, "F07", []string{"run strata_tf_iq3_s_ops_tools", "0.36 GiB"}},
 		{"prompt_region missing",
-			[]edit{results(`prompt_region(false): phys_footprint 4.73 GB -> 4.67 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`, `decode: [16/64] 13.27`)},
+			[]rulestest.Edit{rulestest.Results(`prompt_region(false): phys_footprint 4.73 GB -> 4.67 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`, `decode: [16/64] 13.27`)},
 			finding.Fail, "F22", []string{"run strata_q2_0_moce085_prefill_1024tok", "no prompt_region(false) line"}},
 		{"prompt_region grows",
-			[]edit{results(`phys_footprint 4.73 GB -> 4.67 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`, `phys_footprint 4.73 GB -> 4.79 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`)},
+			[]rulestest.Edit{rulestest.Results(`phys_footprint 4.73 GB -> 4.67 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`, `phys_footprint 4.73 GB -> 4.79 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`)},
 			finding.Warn, "F22", []string{"run strata_q2_0_moce085_prefill_1024tok", "grew"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := check(t, copySnapshot(t, "m5-v3", tt.edits...), "memory")
-			if !hasFinding(fs, tt.sev, tt.id, tt.want...) {
+			fs := rulestest.Check(t, rulestest.Copy(t, "m5-v3", tt.edits...), "memory")
+			if !rulestest.Has(fs, tt.sev, tt.id, tt.want...) {
 				t.Errorf("memory after %s: no %s %s finding naming %q in %v", tt.name, tt.sev, tt.id, tt.want, fs)
 			}
 		})
@@ -135,13 +81,13 @@ func TestMemoryXNUCaveat(t *testing.T) {
 	}
 	caveat := "> **Caveat** (xnu-billing-hypothesis): the billing mechanism is a hypothesis; it was not measured."
 	withCaveat := strings.Join(append(append(append([]string{}, lines[:claim+1]...), "", caveat, ""), lines[claim+1:]...), "\n")
-	fs := check(t, copySnapshot(t, "m5-v3", edit{"PLAN.md", plan, withCaveat}), "memory")
-	if !hasFinding(fs, finding.Pass, "F25", "labelled a hypothesis") || hasFinding(fs, finding.Warn, "F25") {
+	fs := rulestest.Check(t, rulestest.Copy(t, "m5-v3", rulestest.Edit{File: "PLAN.md", Old: plan, New: withCaveat}), "memory")
+	if !rulestest.Has(fs, finding.Pass, "F25", "labelled a hypothesis") || rulestest.Has(fs, finding.Warn, "F25") {
 		t.Errorf("memory with the caveat in the section: want an F25 pass and no warn, got %v", fs)
 	}
 	elsewhere := strings.Join(append([]string{"# Preface", "", caveat, ""}, lines...), "\n")
-	fs = check(t, copySnapshot(t, "m5-v3", edit{"PLAN.md", plan, elsewhere}), "memory")
-	if !hasFinding(fs, finding.Warn, "F25", "hypothesis") {
+	fs = rulestest.Check(t, rulestest.Copy(t, "m5-v3", rulestest.Edit{File: "PLAN.md", Old: plan, New: elsewhere}), "memory")
+	if !rulestest.Has(fs, finding.Warn, "F25", "hypothesis") {
 		t.Errorf("memory with the caveat outside the section: want the F25 warn, got %v", fs)
 	}
 }

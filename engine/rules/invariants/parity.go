@@ -49,7 +49,7 @@ type ParityConfig struct {
 	Tol  float64 `json:"tolerance"`
 }
 
-func (s ParitySettings) validate(spec *checkout.Spec) error {
+func (s ParitySettings) Validate(spec *checkout.Spec) error {
 	switch {
 	case len(s.Configs) == 0:
 		return spec.RuleErrorf("parity", `no "configs"`)
@@ -83,7 +83,7 @@ type parityRun struct {
 
 func runParity(p *analysis.Pass) (any, error) {
 	var cfg ParitySettings
-	if err := loadSettings(p, "parity", "route_parity configurations", &cfg); err != nil {
+	if err := analysis.Settings(p, "parity", "route_parity configurations", &cfg); err != nil {
 		return nil, err
 	}
 	snap, err := analysis.Fact(p, facts.Snapshot)
@@ -98,11 +98,11 @@ func runParity(p *analysis.Pass) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	report(p, checkParity(runs, cfg))
+	p.ReportAll(checkParity(runs, cfg))
 	for _, rec := range snap.Parity {
 		ms := recs[rec.File]
-		report(p, recordErrors(rec, ms))
-		report(p, parityUndeclared(rec, ms, cfg.Configs))
+		p.ReportAll(recordErrors(rec, ms))
+		p.ReportAll(parityUndeclared(rec, ms, cfg.Configs))
 	}
 	return nil, nil
 }
