@@ -159,6 +159,14 @@ func TestInvariantsBroken(t *testing.T) {
 		{"a mode missing", "",
 			[]invEdit{{file: "results/route_parity/fast_1.log"}, {file: "results/route_parity/fast_2.log"}, {file: "results/route_parity/fast_3.log"}},
 			invWant{"parity", "F41", finding.Fail, "route_parity fast math: no run; want 3 repeats"}},
+		// A route_parity log is the program's output; its run record beside
+		// it says how it ran. Without one, neither mode nor exit is known.
+		{"a route_parity run record missing", "",
+			[]invEdit{{file: "results/route_parity/fast_2.json"}},
+			invWant{"parity", "F41", finding.Fail, "route_parity run fast_2: no environment recorded (no header, no sidecar run record), so its math mode is unknown"}},
+		{"a route_parity run that exited 1", "",
+			[]invEdit{{file: "results/route_parity/default_3.json", old: `"exit_code": 0`, new: `"exit_code": 1`}},
+			invWant{"parity", "F41", finding.Fail, "route_parity default math, run default_3: exit 1; want 0"}},
 		// Rows from review: a line the route_parity or self-test parser
 		// could not read passed in silence.
 		{"an unreadable route_parity line", "",

@@ -227,13 +227,22 @@ func TestLoadRecordWithoutHeader(t *testing.T) {
 			[]string{"build/route_parity", "--tokens", "64"}, map[string]string{"STRATA_METAL_MATH": "fast"}, 0, true},
 		{"sidecar with a command line, exit 3", `{"cmd": "build/route_parity --tokens 64", "exit_code": 3}`,
 			[]string{"build/route_parity", "--tokens", "64"}, map[string]string{}, 3, true},
+		// A header, where the log has one, is the record; the sidecar is not read.
+		{"header", `{"cmd": ["x"], "exit_code": 3}`, []string{"build/route_parity"}, map[string]string{"A": "1"}, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := snaptest.CopyFixture(t, "m5-v3")
-			snaptest.Write(t, filepath.Join(root, filepath.FromSlash(log)), body)
-			if tt.sidecar != "" {
-				snaptest.Write(t, filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(log, ".log")+".json")), tt.sidecar)
+			text := body
+			if tt.name == "header" {
+				text = "# cmd: build/route_parity\n# env: A=1\n# exit: 0\n" + body
+			}
+			snaptest.Write(t, filepath.Join(root, filepath.FromSlash(log)), text)
+			side := filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(log, ".log")+".json"))
+			if tt.sidecar == "" {
+				snaptest.Remove(t, side)
+			} else {
+				snaptest.Write(t, side, tt.sidecar)
 			}
 			s, err := Load(root)
 			require.NoError(t, err)
@@ -244,7 +253,7 @@ func TestLoadRecordWithoutHeader(t *testing.T) {
 				}
 			}
 			require.NotNil(t, rec, "no record %s", log)
-			assert.Equal(t, body, rec.Text)
+			assert.Equal(t, text, rec.Text)
 			assert.Equal(t, tt.cmd, rec.Cmd)
 			assert.Equal(t, tt.env, rec.Env)
 			assert.Equal(t, tt.exit, rec.Exit)

@@ -436,7 +436,7 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 		r.Source = file + ": " + tn.Path
 	} else {
 		r.Source = file + ": " + rn.Path
-		s.note(file+"\x00tail\x00"+r.Name, Note{File: file, Line: r.Line, Path: rn.Path, Msg: fmt.Sprintf("run %q has no %q: no output tail to parse", r.Name, f.Tail)})
+		s.note(file+"\x00tail\x00"+r.Name, Note{File: file, Line: r.Line, Path: rn.Path, Msg: fmt.Sprintf("run %q has no %q: %s", r.Name, f.Tail, noTailNote)})
 	}
 	for j, k := range rn.Keys {
 		if used[k] {
@@ -454,6 +454,9 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 	}
 	s.Runs = append(s.Runs, r)
 }
+
+// noTailNote ends the note about a run record without an output tail.
+const noTailNote = "no output tail to parse"
 
 // splitCommand splits a command line into words, honouring single and
 // double quotes and backslash escapes as a POSIX shell does for plain words.
@@ -807,7 +810,13 @@ func (s *Snapshot) readSidecar(r *Run, file string, f checkout.Fields) error {
 	if d.err != nil {
 		return d.err
 	}
-	s.Notes = append(s.Notes, tmp.Notes...)
+	for _, n := range tmp.Notes {
+		// The log beside the sidecar is the run's output: a sidecar without
+		// one is as it should be, not a gap worth an info line.
+		if !strings.HasSuffix(n.Msg, noTailNote) {
+			s.Notes = append(s.Notes, n)
+		}
+	}
 	if len(tmp.Runs) != 1 {
 		return &Error{File: file, Msg: "sidecar is not one run record"}
 	}

@@ -22,12 +22,16 @@
 //	  }],
 //	  "logs": [{"glob": "runs/*.log"}],   // one run per log; optional sidecar runs/NAME.json
 //	  "bench": ["runs/*.bench.json"],     // llama-bench -o json / jsonl / csv / md output
-//	  "records": {"parity": "results/route_parity/*.log"},  // files a rule reads by kind
+//	  "records": {"parity": "results/route_parity/*.log"},  // files a rule reads by kind;
+//	                                      // argv/env/exit from a NAME.json run record beside each
+//	                                      // (or an optional "# cmd:/# env:/# exit:" header)
 //	  "programs": [{"match": "strata_window_cli", "parser": "strata"}],
 //	  "formats": {"mylog": [{"pattern": "^decode: (?P<ms>[0-9.]+) ms$",
 //	                         "metrics": {"ms": {"name": "decode_ms", "unit": "ms"}}}]},
 //	  "ids": {"plan.range": "F13", "compare.unlike/threads": "F17"},
-//	  "rules": {"parity": {"tolerance": 1e-6}}
+//	  "rules": {"parity": {"configs": [{"name": "K=512", "key": "k512", "tolerance": 1e-6}],
+//	                       "mode_env": "STRATA_METAL_MATH", "default_mode": "default",
+//	                       "modes": ["default", "fast"], "repeats": 3}}
 //	}
 //
 // Every key is optional; an unknown key is an error naming its line, as is
