@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/arena"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/facts"
@@ -39,6 +40,24 @@ type MemorySettings struct {
 	PrefillTokens float64 `json:"prefill_tokens"`
 	// Hypotheses are claims the plan may make only with a caveat.
 	Hypotheses []Hypothesis `json:"hypotheses,omitempty"`
+	// Scratch is the prompt scratch configuration of the runs, for the
+	// "scratch-residency" evidence (engine/scratch).
+	Scratch *ScratchConfig `json:"scratch,omitempty"`
+}
+
+// ScratchConfig is a scratch.Config as the spec writes it.
+type ScratchConfig struct {
+	C        int    `json:"c"`
+	D        int    `json:"d"`
+	TM       int    `json:"tm"`
+	RowBytes uint64 `json:"row_bytes"`
+	Cells    int    `json:"cells"`
+	PLE      bool   `json:"ple"`
+	Flash    bool   `json:"flash"`
+}
+
+func (c ScratchConfig) config() scratch.Config {
+	return scratch.Config{C: c.C, D: c.D, TM: c.TM, RowBytes: arena.Bytes(c.RowBytes), Cells: c.Cells, PLE: c.PLE, Flash: c.Flash}
 }
 
 // Hypothesis is a claim the plan states that no run measures: a line
@@ -53,8 +72,9 @@ type Hypothesis struct {
 	// Measure says how the claim could be measured instead.
 	Measure string `json:"measure,omitempty"`
 	// Evidence names a measurement the warning quotes against the claim:
-	// "scratch-residency" (the CPU-faulted part of the prompt scratch and
-	// the resident_size drop across prompt_region(false)), or "" for none.
+	// "scratch-residency" (the CPU-faulted part of the prompt scratch of
+	// the settings' Scratch configuration, and the resident_size drop across
+	// prompt_region(false)), or "" for none.
 	Evidence string `json:"evidence,omitempty"`
 }
 
@@ -71,6 +91,14 @@ func (s MemorySettings) Validate(spec *checkout.Spec) error {
 		}
 		if h.Evidence != "" && h.Evidence != evidenceScratch {
 			return spec.RuleErrorf("memory", "hypothesis %q: unknown evidence %q (known: %s)", h.Phrase, h.Evidence, evidenceScratch)
+		}
+		if h.Evidence == evidenceScratch {
+			if s.Scratch == nil {
+				return spec.RuleErrorf("memory", "hypothesis %q: evidence %s needs \"scratch\", the runs' scratch configuration", h.Phrase, evidenceScratch)
+			}
+			if _, err := scratch.CPUFaulted(s.Scratch.config()); err != nil {
+				return spec.RuleErrorf("memory", "scratch: %v", err)
+			}
 		}
 	}
 	return nil
@@ -208,9 +236,9 @@ func (c *memory) hypotheses(doc *plan.Doc) ([]finding.Finding, error) {
 	for _, h := range c.cfg.Hypotheses {
 		var raw, source, evidence string
 		if h.Evidence == evidenceScratch {
-			b, err := scratch.CPUFaulted(scratch.M5())
+			b, err := scratch.CPUFaulted(c.cfg.Scratch.config())
 			if err != nil {
-				return nil, fmt.Errorf("memory: the CPU-faulted scratch of the audited configuration: %w", err)
+				return nil, fmt.Errorf("memory: the CPU-faulted scratch: %w", err)
 			}
 			faulted := num.Format(b.GBs(), 3)
 			rss := c.residentDrop()
