@@ -24,7 +24,7 @@ var Arena = &analysis.Analyzer{
 	Name:   "arena",
 	Doc:    "expert arena: slots from .experts size and page size; the arena variable equals the logged arena; one arena size across runs",
 	Family: analysis.FamilyInvariants,
-	Fix:    "pin the arena size in every run's environment, and make the logged slots agree with the file and page size",
+	Fix:    "size the arena from the .experts file and page size, one size everywhere",
 	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics},
 	Run:    runArena,
 }

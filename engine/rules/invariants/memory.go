@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/analysis"
-	"github.com/strataspec/strataspec/engine/arena"
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/arena"
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
@@ -25,7 +25,7 @@ var Memory = &analysis.Analyzer{
 	Name:   "memory",
 	Doc:    "runner memory lines (swapout 0, min_avail) in every run; prompt_region(false) pairs in every strata tail; the plan's memory hypotheses labelled",
 	Family: analysis.FamilyInvariants,
-	Fix:    "re-run without swapping, log prompt_region(false) in every strata run, and label each memory hypothesis with its caveat",
+	Fix:    "log swapout and min_avail in every run, and label unmeasured memory claims as hypotheses",
 	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.Plan},
 	Run:    runMemory,
 }

@@ -21,7 +21,7 @@ var Parity = &analysis.Analyzer{
 	Name:   "parity",
 	Doc:    "route_parity: max error within tolerance per configuration, identical across repeats, both math modes run and exited 0",
 	Family: analysis.FamilyInvariants,
-	Fix:    "re-run route_parity in every declared math mode and repeat, and fix the kernels whose error moved or exceeds its tolerance",
+	Fix:    "keep route_parity errors within tolerance and identical across repeats and math modes",
 	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RecordMetrics},
 	Run:    runParity,
 }

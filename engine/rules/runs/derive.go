@@ -24,7 +24,7 @@ var Derive = &analysis.Analyzer{
 	Name:   "derive",
 	Doc:    "the runner's derived fields recompute from the tails by the spec's declared derivations (differences, reductions, means, copies)",
 	Family: analysis.FamilyRuns,
-	Fix:    "recompute the runner's derived fields from the archived tails as the spec's derivations say",
+	Fix:    "recompute derived fields from the raw values they derive from",
 	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.Results, facts.RunMetrics},
 	Run:    runDerive,
 }

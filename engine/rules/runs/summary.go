@@ -22,7 +22,7 @@ var Summary = &analysis.Analyzer{
 	Name:   "summary",
 	Doc:    "the runner's per-run dicts and summary rows equal an independent parse of the tails (declared fields within the runner's rounding)",
 	Family: analysis.FamilyRuns,
-	Fix:    "regenerate the runner's tables from the archived tails, or fix the runner's parser",
+	Fix:    "recompute the runner's summaries from the tails it archived",
 	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.Results, facts.RunMetrics},
 	Run:    runSummary,
 }
