@@ -82,3 +82,39 @@ func TestReadErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRead: any document and path give a table or an error, never a
+// panic; an error is a missing path or names the file; every field of a
+// table lies inside the document.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(doc), "perf")
+	f.Add([]byte(doc), "macro")
+	f.Add([]byte(`[1, {"a": null}]`), "")
+	f.Add([]byte(`{"t": [{"a": 1}, 2]}`), "t")
+	f.Fuzz(func(t *testing.T, data []byte, path string) {
+		d, err := jsontree.ParseDoc("r.json", data)
+		if err != nil {
+			return
+		}
+		tb, err := Read(d, path)
+		if err != nil {
+			var je *jsontree.Error
+			if !errors.Is(err, ErrMissing) && (!errors.As(err, &je) || je.File != "r.json" || je.Line < 1) {
+				t.Fatalf("Read(%q) error %v: neither ErrMissing nor a *jsontree.Error with a line", path, err)
+			}
+			return
+		}
+		lines := len(d.Lines)
+		dicts := append([]*Dict{tb.Dict}, tb.Rows...)
+		for _, dt := range dicts {
+			if dt == nil {
+				continue
+			}
+			for _, fl := range dt.Fields {
+				if fl.Line < 1 || fl.Line > lines {
+					t.Fatalf("field %s at line %d; the document has %d lines", fl.Path, fl.Line, lines)
+				}
+			}
+		}
+	})
+}
