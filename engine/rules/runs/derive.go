@@ -197,8 +197,12 @@ func (d *derive) differences() ([]finding.Finding, error) {
 	var out []finding.Finding
 	for _, df := range d.cfg.Differences {
 		tb, err := d.table(df.Table)
-		if err != nil || tb == nil {
+		if err != nil {
 			return out, err
+		}
+		if tb == nil {
+			out = append(out, d.absent(df.Check, df.Table))
+			continue
 		}
 		var fs []finding.Finding
 		fail := func(f tables.Field, raw, source, format string, args ...any) {
@@ -240,8 +244,12 @@ func (d *derive) reductions() ([]finding.Finding, error) {
 	var out []finding.Finding
 	for _, rd := range d.cfg.Reductions {
 		tb, err := d.table(rd.Table)
-		if err != nil || tb == nil || tb.Dict == nil {
+		if err != nil {
 			return out, err
+		}
+		if tb == nil || tb.Dict == nil {
+			out = append(out, d.absent(rd.Check, rd.Table))
+			continue
 		}
 		configs, err := d.table(rd.Configs)
 		if err != nil {
@@ -292,8 +300,12 @@ func (d *derive) means() ([]finding.Finding, error) {
 	var out []finding.Finding
 	for _, mn := range d.cfg.Means {
 		tb, err := d.table(mn.Table)
-		if err != nil || tb == nil {
+		if err != nil {
 			return out, err
+		}
+		if tb == nil {
+			out = append(out, d.absent(mn.Check, mn.Table))
+			continue
 		}
 		summary, err := d.table(mn.Summary)
 		if err != nil {
@@ -414,6 +426,7 @@ func (d *derive) copies() ([]finding.Finding, error) {
 			return out, err
 		}
 		if block == nil || block.Dict == nil {
+			out = append(out, d.absent(cp.Check, cp.Table))
 			continue
 		}
 		steps, err := d.table(cp.Steps)

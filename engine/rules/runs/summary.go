@@ -181,10 +181,11 @@ func (s *summary) check() ([]finding.Finding, error) {
 	rowsBad, nRows, firstLine := 0, 0, 0
 	for _, loc := range s.cfg.Rows {
 		tb, err := s.table(loc)
-		if err != nil || tb == nil {
-			if err != nil {
-				return nil, err
-			}
+		if err != nil {
+			return nil, err
+		}
+		if tb == nil {
+			out = append(out, s.absent("", loc))
 			continue
 		}
 		for _, row := range tb.Rows {

@@ -7,6 +7,7 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/tables"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -54,6 +55,17 @@ func (t *runnerTables) table(loc tables.Loc) (*tables.Table, error) {
 		return nil, nil
 	}
 	return tb, err
+}
+
+// absent is the warning about a table the spec declares and the results
+// file does not have: what it would have checked is not checked.
+func (t *runnerTables) absent(check string, loc tables.Loc) finding.Finding {
+	file := loc.File
+	if file == "" {
+		file = t.docs.Files[0]
+	}
+	return finding.Finding{Severity: finding.Warn, Check: check, File: file, Quote: loc.Path,
+		Message: fmt.Sprintf("the spec declares the runner's table %s, which %s does not have: not checked", loc.Path, file)}
 }
 
 // run returns the run a table names (a row key or member), or an error
