@@ -106,17 +106,17 @@ type MeanValue struct {
 // object of steps, each naming its run in RunKey), copied or divided by a
 // constant; each step's values equal its run's tail.
 type Copy struct {
-	Check  string           `json:"check"`
-	Label  string           `json:"label"`
-	Table  tables.Loc       `json:"table"`
-	Steps  tables.Loc       `json:"steps"`
-	RunKey string           `json:"run_key"`
-	Fields map[string]Field `json:"fields"`
+	Check  string                 `json:"check"`
+	Label  string                 `json:"label"`
+	Table  tables.Loc             `json:"table"`
+	Steps  tables.Loc             `json:"steps"`
+	RunKey string                 `json:"run_key"`
+	Fields map[string]CopiedField `json:"fields"`
 }
 
-// Field is one copied field: Step's field From, divided by Divisor when
+// CopiedField is one copied field: Step's field From, divided by Divisor when
 // it is not 0.
-type Field struct {
+type CopiedField struct {
 	Step    string  `json:"step"`
 	From    string  `json:"from"`
 	Divisor float64 `json:"divisor,omitempty"`
