@@ -109,6 +109,13 @@ func generate(root, snap string, llama []*llamaRun) ([]string, error) {
 		"results/self_test.log":                         selfTest(snap),
 		"machine/mtimes.json":                           mtimesJSON(),
 	}
+	records, err := residencyRecords(snap)
+	if err != nil {
+		return nil, err
+	}
+	for rel, b := range records {
+		owned[rel] = b
+	}
 	for _, p := range parity {
 		for i := 1; i <= 3; i++ {
 			name := fmt.Sprintf("results/route_parity/%s_%d", p.mode, i)

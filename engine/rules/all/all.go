@@ -5,6 +5,7 @@ package all
 
 import (
 	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/rules/cache"
 	"github.com/strataspec/strataspec/engine/rules/invariants"
 	"github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/engine/rules/runs"
@@ -19,5 +20,7 @@ func Analyzers() []*analysis.Analyzer {
 		invariants.Parity,
 		invariants.Arena,
 		invariants.Memory,
+		cache.Residency,
+		cache.Target,
 	)
 }

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || darwin
 
 package pagecachetest
 
@@ -9,21 +9,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// MemoryFS reports whether dir is on a file system that keeps its files
-// only in memory (tmpfs, ramfs, hugetlbfs), where pages cannot be evicted.
-// A directory that cannot be examined counts as one: no test should trust it.
-func MemoryFS(dir string) bool {
-	var fs unix.Statfs_t
-	if unix.Statfs(dir, &fs) != nil {
-		return true
-	}
-	switch uint32(fs.Type) {
-	case unix.TMPFS_MAGIC, unix.RAMFS_MAGIC, unix.HUGETLBFS_MAGIC:
-		return true
-	}
-	return false
-}
 
 // DiskDir returns a fresh directory on a disk-backed file system, removed
 // when the test ends, or skips the test saying why there is none. It tries
@@ -80,4 +65,24 @@ func CachedFile(t testing.TB, dir, name string, size int) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// Lock maps n bytes of path from offset off into this process and mlocks
+// them, as `vmtouch -l -p` does, until the test ends. off must be a multiple
+// of the page size.
+func Lock(t testing.TB, path string, off int64, n int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := unix.Mmap(int(f.Fd()), off, n, unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatalf("mmap %s at %d (%d bytes): %v", path, off, n, err)
+	}
+	t.Cleanup(func() { unix.Munmap(m) })
+	if err := unix.Mlock(m); err != nil {
+		t.Skipf("mlock %s at %d (%d bytes): %v", path, off, n, err)
+	}
 }
