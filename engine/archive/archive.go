@@ -43,6 +43,9 @@ type Snapshot struct {
 	Spec *checkout.Spec
 	// ResultsFile is the first results file read, "" when runs came from logs.
 	ResultsFile string
+	// Docs holds the parsed JSON results files (not JSON Lines), by file,
+	// for the readers of the runner's own tables (facts.Results).
+	Docs map[string]*jsontree.Doc
 	// MtimesFile is the recorded-mtimes file read, "" when none.
 	MtimesFile string
 	// Notes are inputs kept but not used (unknown keys, runs without a

@@ -229,6 +229,10 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 	if err != nil {
 		return err
 	}
+	if s.Docs == nil {
+		s.Docs = map[string]*jsontree.Doc{}
+	}
+	s.Docs[file] = doc
 	d := &decoder{p: doc}
 	root := doc.Root
 	runs := root.Lookup(rs.Runs)

@@ -40,6 +40,11 @@ var Results = NewKey("results documents", func(s *Set) (*ResultsDocs, error) {
 			if strings.HasSuffix(f, ".jsonl") || out.Docs[f] != nil {
 				continue
 			}
+			if doc := s.Snap.Docs[f]; doc != nil { // parsed by the loader
+				out.Files = append(out.Files, f)
+				out.Docs[f] = doc
+				continue
+			}
 			data, err := s.Snap.FS.ReadFile(f, snapfs.LimitResults)
 			if err != nil {
 				return nil, err
