@@ -4,12 +4,10 @@ package audit
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/strataspec/strataspec/engine/kld"
 	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/rules"
@@ -41,25 +39,24 @@ func Load(root string) (*rules.Context, error) {
 	return ctx, nil
 }
 
-// IsLlamaCpp reports whether a run's program is one of llama.cpp's.
+// IsLlamaCpp reports whether a run's program is one of llama.cpp's, by the
+// binary name in argv[0] (llamacpp.Program).
 func IsLlamaCpp(r *archive.Run) bool {
 	if len(r.Cmd) == 0 {
 		return false
 	}
-	return strings.HasPrefix(filepath.Base(r.Cmd[0]), "llama")
+	_, ok := llamacpp.Program(r.Cmd[0])
+	return ok
 }
 
-// ParseRun parses a run's tail: llama.cpp runs with the llama.cpp parser
-// (and llama-perplexity's KL-divergence statistics for that program), strata
-// runs with the window CLI parser; the runner's appended lines (memory, disk)
-// are read from every tail.
+// ParseRun parses a run's tail: llama.cpp runs with the parsers of their
+// program (llamacpp.ParseProgram), strata runs with the window CLI parser;
+// the runner's appended lines (memory, disk) are read from every tail.
 func ParseRun(r *archive.Run) *tail.Metrics {
-	if IsLlamaCpp(r) {
-		ms := llamacpp.Parse(r.Source, r.Tail)
-		if filepath.Base(r.Cmd[0]) == "llama-perplexity" {
-			ms = tail.Merge(ms, kld.ParsePerplexity(r.Source, r.Tail))
+	if len(r.Cmd) > 0 {
+		if prog, ok := llamacpp.Program(r.Cmd[0]); ok {
+			return tail.Merge(llamacpp.ParseProgram(prog, r.Source, r.Tail), tail.ParseRunner(r.Source, r.Tail))
 		}
-		return tail.Merge(ms, tail.ParseRunner(r.Source, r.Tail))
 	}
 	return tail.ParseStrata(r.Source, r.Tail)
 }

@@ -11,6 +11,8 @@
 //   - llama_print_timings: (2023 to mid 2024): load, sample, prompt eval,
 //     eval and total time; the earliest builds print "ms per run" and no
 //     tokens per second, later ones add "/ N tokens" to the total.
+//   - llama_perf_print: (a few builds of September 2024, around b3738 to
+//     b3780): the same lines as the next, under one prefix.
 //   - llama_perf_sampler_print: and llama_perf_context_print: (from
 //     September 2024): "sampling time" with runs, load, prompt eval, eval,
 //     total time and, in later builds, "graphs reused".
@@ -75,6 +77,7 @@ import (
 // Prefixes of the summary lines, one per printing function.
 const (
 	PrefixPrintTimings = "llama_print_timings:"
+	PrefixPerfPrint    = "llama_perf_print:"
 	PrefixContextPrint = "llama_perf_context_print:"
 	PrefixSamplerPrint = "llama_perf_sampler_print:"
 	PrefixCommonPerf   = "common_perf_print:"
@@ -89,6 +92,7 @@ var prefixes = []struct {
 	off  int
 }{
 	{PrefixPrintTimings, strings.Index(PrefixPrintTimings, "_print")},
+	{PrefixPerfPrint, strings.Index(PrefixPerfPrint, "_print")},
 	{PrefixContextPrint, strings.Index(PrefixContextPrint, "_print")},
 	{PrefixSamplerPrint, strings.Index(PrefixSamplerPrint, "_print")},
 	{PrefixCommonPerf, strings.Index(PrefixCommonPerf, "_print")},
@@ -182,6 +186,8 @@ var timed = map[string]struct{ count, perTok, rate string }{
 	"samplers time":    {"sample", "sample", "sample"},
 	"prompt eval time": {"prompt_eval", "prompt", "prompt"},
 	"eval time":        {"eval", "eval", "eval"},
+	// the server's per-request timing (print_timings) of 2024
+	"generation eval time": {"eval", "eval", "eval"},
 }
 
 // summary parses the part of a summary line after its prefix:
@@ -203,7 +209,7 @@ func (p *parser) summary(n int, s string) {
 		if ok {
 			p.add(n, "load_ms", v, "ms")
 		}
-	case "sample time", "sampling time", "samplers time", "prompt eval time", "eval time":
+	case "sample time", "sampling time", "samplers time", "prompt eval time", "eval time", "generation eval time":
 		v, ok := p.value(n, &sc, label, "ms")
 		if !ok {
 			return

@@ -16,6 +16,19 @@ type Metric struct {
 	Num  num.Number // value and printed text
 	Unit string     // unit as printed: "ms", "tok/s", "GB", "%", ...
 	Line int        // 1-based line in the tail
+	// Samples are the repeated measurements the value summarizes (llama-bench's
+	// samples_ts), in the order printed; nil for a single reading.
+	Samples []float64
+	// Config is the configuration the value was measured under, as printed
+	// (every field of a llama-bench row that is not a result); nil when the
+	// tail prints none.
+	Config []Field
+}
+
+// Field is one configuration field: a name and its value as printed.
+type Field struct {
+	Key   string
+	Value string
 }
 
 // Value returns the metric's value.
