@@ -6,6 +6,10 @@
 // Usage:
 //
 //	audit [-root DIR] [-format text|markdown|json|github] [-rules a,b]
+//	audit -metrics [-root DIR] [-format text|json] [RUN…]
+//
+// -metrics lists every metric of every run (or of the runs named): run,
+// metric, value, printed text, unit and tail line.
 //
 // The default root is fixtures/m5. Exit status: 0 when no finding fails,
 // 1 when one does (verdict FALSIFIER HIT), 2 on bad usage or unreadable input.
@@ -37,8 +41,9 @@ func run(stdout, stderr io.Writer, args []string) int {
 	format := fs.String("format", "text", "output `format`: "+strings.Join(report.Formats(), ", "))
 	ruleList := fs.String("rules", "", "comma-separated rule `ids` (a prefix selects its sub-rules: plan = plan.*); empty for all")
 	list := fs.Bool("list", false, "list the rules and exit")
+	metrics := fs.Bool("metrics", false, "list every metric of every run (or of the runs named after the flags) and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format text|markdown|json|github] [-rules a,b] [-list]\n")
+		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format text|markdown|json|github] [-rules a,b] [-list]\n       audit -metrics [-root DIR] [-format text|json] [RUN...]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -46,6 +51,13 @@ func run(stdout, stderr io.Writer, args []string) int {
 			return 0
 		}
 		return 2
+	}
+	if *metrics {
+		if err := listMetrics(stdout, *root, *format, fs.Args()); err != nil {
+			fmt.Fprintf(stderr, "audit: %v\n", err)
+			return 2
+		}
+		return 0
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "audit: unexpected arguments %q\n", fs.Args())
