@@ -115,9 +115,11 @@ func (b *Bench) Metrics() *tail.Metrics {
 	ms := &tail.Metrics{Source: b.Source, Errors: b.Errors, List: make([]tail.Metric, 0, 2*len(b.Rows))}
 	for _, r := range b.Rows {
 		name := r.Metric()
-		ms.Add(tail.Metric{Name: name, Num: r.AvgTS, Unit: "tok/s", Line: r.Line, Samples: r.Samples, Config: r.Config})
+		ms.Add(tail.Metric{Name: name, Num: r.AvgTS, Unit: "tok/s", Line: r.Line,
+			Detail: &tail.Detail{Samples: r.Samples, Config: r.Config}})
 		if r.StddevTS.Text != "" {
-			ms.Add(tail.Metric{Name: name + "_stddev", Num: r.StddevTS, Unit: "tok/s", Line: r.Line, Config: r.Config})
+			ms.Add(tail.Metric{Name: name + "_stddev", Num: r.StddevTS, Unit: "tok/s", Line: r.Line,
+				Detail: &tail.Detail{Config: r.Config}})
 		}
 	}
 	return ms

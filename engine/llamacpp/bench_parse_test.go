@@ -83,7 +83,7 @@ func TestBenchRowConfig(t *testing.T) {
 		t.Errorf("Unlike(same) = %v; want nothing", d)
 	}
 	ms := b.Metrics()
-	if m, _ := ms.Get("pp512"); len(m.Samples) != 2 || len(m.Config) != 7 {
+	if m, _ := ms.Get("pp512"); len(m.Samples()) != 2 || len(m.Config()) != 7 {
 		t.Errorf("metric pp512 = %+v; want its samples and configuration", m)
 	}
 }

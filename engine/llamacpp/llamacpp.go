@@ -399,7 +399,7 @@ func (p *parser) cli(n int, s string) {
 // parseNumber parses a printed number, including C's "-nan" and a decimal
 // comma ("285,92"), keeping the printed text.
 func parseNumber(tok string) (num.Number, error) {
-	if n, ok := plainDecimal(tok); ok {
+	if n, ok := tail.PlainDecimal(tok); ok {
 		return n, nil
 	}
 	switch strings.ToLower(tok) {
@@ -420,34 +420,6 @@ func parseNumber(tok string) (num.Number, error) {
 		return v, fmt.Errorf("cannot read %q as a number", tok)
 	}
 	return v, nil
-}
-
-// plainDecimal parses the common case, digits with at most one '.', without
-// the general parser's allocations.
-func plainDecimal(tok string) (num.Number, bool) {
-	dot, digits := -1, 0
-	for i := 0; i < len(tok); i++ {
-		switch c := tok[i]; {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.' && dot < 0:
-			dot = i
-		default:
-			return num.Number{}, false
-		}
-	}
-	if digits == 0 {
-		return num.Number{}, false
-	}
-	v, err := strconv.ParseFloat(tok, 64)
-	if err != nil {
-		return num.Number{}, false
-	}
-	n := num.Number{Value: v, Text: tok}
-	if dot >= 0 {
-		n.Decimals = len(tok) - dot - 1
-	}
-	return n, true
 }
 
 // scanner splits the value part of a timing line into space-separated words.

@@ -112,7 +112,7 @@ func listMetrics(stdout io.Writer, root, format string, names []string) error {
 func listing(name string, ms *tail.Metrics) metricsRun {
 	r := metricsRun{Run: name, Source: ms.Source, Metrics: []metricsEntry{}}
 	for _, m := range ms.List {
-		e := metricsEntry{Name: m.Name, Text: m.Num.Text, Unit: m.Unit, Line: m.Line, Samples: m.Samples}
+		e := metricsEntry{Name: m.Name, Text: m.Num.Text, Unit: m.Unit, Line: m.Line, Samples: m.Samples()}
 		if v := m.Num.Value; !math.IsNaN(v) && !math.IsInf(v, 0) {
 			e.Value = &v
 		}
