@@ -17,8 +17,10 @@ import (
 //     eval time = …",…}.
 //   - late 2024 on: a header "slot print_timing: id  0 | task 0 | " and, on
 //     the lines after it, "prompt eval time = … ms / N tokens (…)", "eval
-//     time = … ms / N tokens (…)", "total time = … ms / N tokens" and, with
-//     a draft model, "draft acceptance rate = …". Progress lines share the
+//     time = … ms / N tokens (…)", "total time = … ms / N tokens", from
+//     2026 "graphs reused = N" and, with a draft model, "draft acceptance
+//     rate = R (A accepted / G generated)" ("draft acceptance = …" from
+//     2026); lines may carry a "[pid] " prefix. Progress lines share the
 //     header ("… | n_decoded = …, tg = … t/s", "… | prompt processing, …"):
 //     they are known and skipped.
 //   - a response's "timings" object: prompt_n, prompt_ms,
@@ -29,8 +31,8 @@ import (
 // Metric names are the summary's (Parse): prompt_eval_ms,
 // prompt_eval_tokens, prompt_ms_per_tok, prompt_tok_s, eval_ms,
 // eval_tokens (eval_runs in 2024), eval_ms_per_tok, eval_tok_s, total_ms,
-// total_tokens; and draft_acceptance_rate, cache_tokens, draft_tokens,
-// draft_accepted_tokens. Any other member of timings is timings_<member>.
+// total_tokens, graphs_reused; and draft_acceptance_rate, cache_tokens,
+// draft_tokens, draft_accepted_tokens. Any other member of timings is timings_<member>.
 // Each request adds its own.
 
 const (
@@ -65,6 +67,9 @@ func ParseServer(source, text string) *tail.Metrics {
 		line, s := ls.n, strings.TrimRight(ls.line, "\r")
 		if pending > 0 {
 			pending = p.slotContinuation(line, s, pending)
+		} else if strings.HasPrefix(strings.TrimLeft(stripLogPrefix(s), " "), "prompt eval time =") {
+			// A timing block whose header the tail cut off.
+			pending = p.slotContinuation(line, s, 4)
 		}
 		if strings.IndexByte(s, 't') < 0 { // every marker has a 't'
 			continue
@@ -82,7 +87,8 @@ func ParseServer(source, text string) *tail.Metrics {
 			p.summary(line, rest)
 		}
 		if i := strings.Index(s, markTimings); i >= 0 {
-			p.timingsJSON(line, s[i+len(markTimings):])
+			// The object may be pretty-printed over several lines.
+			p.timingsJSON(line, text, ls.start+i+len(markTimings))
 		}
 	}
 	return p.ms
@@ -113,39 +119,85 @@ func (p *parser) slotHeader(n int, rest string) int {
 }
 
 // slotContinuation reads one line after a slot header; it returns how many
-// more may follow.
+// more may follow. A line that is not one of the timing labels ends the
+// timing block (another log line follows it).
 func (p *parser) slotContinuation(n int, s string, pending int) int {
 	s = stripLogPrefix(s)
-	label, _, ok := strings.Cut(s, "=")
+	label, rest, ok := strings.Cut(s, "=")
 	label = strings.TrimSpace(label)
 	switch {
 	case !ok:
 		return 0
-	case label == "draft acceptance rate":
-		sc := scanner{s: s[strings.IndexByte(s, '=')+1:]}
-		if v, ok := p.number(n, &sc, label); ok {
-			p.add(n, "draft_acceptance_rate", v, "")
+	case label == "draft acceptance rate" || label == "draft acceptance":
+		// "= 0.57 (   8 accepted /    14 generated)"
+		sc := scanner{s: rest}
+		v, ok := p.number(n, &sc, label)
+		if !ok {
+			return 0
 		}
+		p.add(n, "draft_acceptance_rate", v, "")
+		if sc.done() {
+			return 0
+		}
+		if !sc.expect("(") {
+			p.errorf(n, "%s: want \"(N accepted / M generated)\" after %s, got %q", label, v.Text, sc.rest())
+			return 0
+		}
+		a, ok := p.number(n, &sc, label)
+		if !ok {
+			return 0
+		}
+		if !sc.expect("accepted") || !sc.expect("/") {
+			p.errorf(n, "%s: want \"accepted /\" after %s, got %q", label, a.Text, sc.rest())
+			return 0
+		}
+		g, ok := p.number(n, &sc, label)
+		if !ok {
+			return 0
+		}
+		if !sc.expect("generated)") {
+			p.errorf(n, "%s: want \"generated)\" after %s, got %q", label, g.Text, sc.rest())
+			return 0
+		}
+		p.add(n, "draft_accepted_tokens", a, "tokens")
+		p.add(n, "draft_tokens", g, "tokens")
 		return 0
+	case label == "graphs reused":
+		p.summary(n, s)
+		return pending - 1
 	case strings.HasSuffix(label, "time"):
 		p.summary(n, s)
 		if label == "total time" {
-			return 1 // a draft acceptance rate may follow
+			return 2 // graphs reused and a draft acceptance may follow
 		}
 		return pending - 1
 	}
 	return 0
 }
 
-// stripLogPrefix removes the common log's "0.05.123.456 I " prefix.
+// stripLogPrefix removes the prefixes llama.cpp's log and process
+// supervisors put before a message: "[12345] " (a pid) and the common
+// log's "0.05.123.456 I ".
 func stripLogPrefix(s string) string {
 	t := strings.TrimLeft(s, " ")
+	if len(t) > 2 && t[0] == '[' {
+		i := 1
+		for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+			i++
+		}
+		if i > 1 && i+1 < len(t) && t[i] == ']' && t[i+1] == ' ' {
+			t = t[i+2:]
+		}
+	}
 	i := 0
 	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
 		i++
 	}
 	if i > 0 && i+2 < len(t) && t[i] == ' ' && strings.IndexByte("DIWE", t[i+1]) >= 0 && t[i+2] == ' ' {
 		return t[i+3:]
+	}
+	if t != strings.TrimLeft(s, " ") {
+		return t
 	}
 	return s
 }
@@ -166,9 +218,9 @@ func (p *parser) jsonLogTiming(n int, s string) {
 	p.summary(n, msg)
 }
 
-// timingsJSON reads a response's timings object.
-func (p *parser) timingsJSON(n int, s string) {
-	r := &jsonReader{s: s, line: n}
+// timingsJSON reads a response's timings object at text[at:], on line n.
+func (p *parser) timingsJSON(n int, text string, at int) {
+	r := &jsonReader{s: text, i: at, line: n}
 	err := r.object(func(f jsonField) error {
 		if f.isArr || f.str {
 			return fmt.Errorf("member %q is not a number", f.key)
