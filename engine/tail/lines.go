@@ -96,7 +96,7 @@ func (r *reader) mark(rs *ruleSet, i, n int) {
 }
 
 func newReader(source string) *reader {
-	return &reader{ms: &Metrics{Source: source}, seen: map[string]int{}}
+	return &reader{ms: &Metrics{Source: source}, seen: make(map[string]int, 32)}
 }
 
 func (r *reader) errorf(line int, format string, args ...any) {
@@ -106,6 +106,7 @@ func (r *reader) errorf(line int, format string, args ...any) {
 // lines calls f with each line (without its line ending) and its 1-based
 // number. A line that is not valid UTF-8 is reported and skipped.
 func (r *reader) lines(text string, f func(n int, line string)) {
+	valid := utf8.ValidString(text) // then no line needs checking
 	n := 0
 	for len(text) > 0 {
 		n++
@@ -116,7 +117,7 @@ func (r *reader) lines(text string, f func(n int, line string)) {
 			text = ""
 		}
 		line = strings.TrimSuffix(line, "\r")
-		if !utf8.ValidString(line) {
+		if !valid && !utf8.ValidString(line) {
 			r.errorf(n, "invalid UTF-8 at byte %d of the line", invalidAt(line))
 			continue
 		}
