@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/arena"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
@@ -142,7 +141,7 @@ func TestInvariantsFixed(t *testing.T) {
 // Each invariant fails when one value of a copy of the audited snapshot is
 // changed, and the failure names the place.
 func TestInvariantsBroken(t *testing.T) {
-	const results = archive.ResultsFile
+	const results = snaptest.ResultsFile
 	tests := []struct {
 		name  string
 		snap  string // fixture copied; "" for m5-v3

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
@@ -25,7 +26,7 @@ func synthGate(tb testing.TB, dir string, lines, runs int) func() *rules.Context
 	metrics := make(map[string]*tail.Metrics, runs)
 	for i := range runs {
 		name := fmt.Sprintf("run%05d", i)
-		snap.Runs = append(snap.Runs, &archive.Run{Name: name, Group: archive.GroupSpeed})
+		snap.Runs = append(snap.Runs, &archive.Run{Name: name, Group: archive.GroupSpeed, Parser: checkout.ParserStrata})
 		ms := &tail.Metrics{Source: name}
 		for m := range 10 {
 			v := float64(i)/100 + float64(m)*1000 + 1

@@ -58,7 +58,7 @@ func withFiles(t testing.TB, base *rules.Context, planText, claimsText []byte) *
 		t.Fatal(err)
 	}
 	snap := *base.Snap
-	snap.Root = dir
+	snap.Root, snap.FS = dir, nil
 	return &rules.Context{Snap: &snap, Metrics: base.Metrics}
 }
 
@@ -441,7 +441,7 @@ func TestPlanBadInput(t *testing.T) {
 	})
 	t.Run("missing files", func(t *testing.T) {
 		snap := *base.Snap
-		snap.Root = t.TempDir()
+		snap.Root, snap.FS = t.TempDir(), nil
 		for _, r := range planRules {
 			_, err := r.Check(&rules.Context{Snap: &snap, Metrics: base.Metrics})
 			if err == nil || !strings.HasPrefix(err.Error(), "PLAN.md: ") {

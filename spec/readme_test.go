@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/audit"
 )
 
 // TestREADMEListsRules keeps the README's rule table in step with the
@@ -16,9 +16,9 @@ func TestREADMEListsRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := string(b)
-	names := rules.Names()
+	names := audit.Names()
 	if len(names) == 0 {
-		t.Fatal("rules.Names() is empty: no rule registered")
+		t.Fatal("audit.Names() is empty: no rule registered")
 	}
 	for _, name := range names {
 		if !strings.Contains(readme, "| `"+name+"` |") {

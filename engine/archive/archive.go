@@ -11,24 +11,18 @@
 package archive
 
 import (
-	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/jsontree"
+	"github.com/strataspec/strataspec/engine/snapfs"
 
 	"github.com/strataspec/strataspec/engine/num"
 )
 
-// ResultsFile is the results JSON's path inside a checkout.
-const ResultsFile = "results/phase0_phase2_m5_validation.json"
-
-// Other records the loader reads, relative to the snapshot root.
-const (
-	ParityDir    = "results/route_parity" // route_parity logs, *.log
-	SelfTestFile = "results/self_test.log"
-	MtimesFile   = "machine/mtimes.json"
-	MachineDir   = "machine" // stands for the audited machine's filesystem root
-)
+// ResultsFile is the file name LoadResults gives the bytes it decodes (tests
+// and fuzzing); a loaded snapshot names its own results files.
+const ResultsFile = "results/results.json"
 
 // Run groups.
 const (
@@ -41,7 +35,21 @@ const (
 // Snapshot is one strata checkout as the audit reads it.
 type Snapshot struct {
 	Root string // directory the snapshot was loaded from
-	Runs []*Run // every run, strata and carried-over llama.cpp, in results order
+	Runs []*Run // every run, in the order read: results files, logs, llama-bench files
+
+	// FS reads the snapshot's files, confined to Root; nil for LoadResults.
+	FS *snapfs.FS
+	// Spec is the checkout's spec (its strataspec.json, or the defaults).
+	Spec *checkout.Spec
+	// ResultsFile is the first results file read, "" when runs came from logs.
+	ResultsFile string
+	// MtimesFile is the recorded-mtimes file read, "" when none.
+	MtimesFile string
+	// Notes are inputs kept but not used (unknown keys, runs without a
+	// tail), each reported once as an info line.
+	Notes  []Note
+	notes  map[string]bool
+	byName map[string]*Run
 
 	Schema         string    // the results file's "schema"
 	GeneratedAtUTC time.Time // "generated_at_utc"
@@ -72,14 +80,33 @@ type Snapshot struct {
 	Mtimes map[string]Mtime
 }
 
+// Note is an input the loader kept but did not use, or a gap in a run
+// record, reported once as an info line (never a failure).
+type Note struct {
+	File string
+	Line int
+	Path string // JSON path, "" outside JSON
+	Msg  string
+}
+
+// String formats the note as file:line: path: message.
+func (n Note) String() string {
+	return (&Error{File: n.File, Line: n.Line, Path: n.Path, Msg: n.Msg}).Error()
+}
+
 // Run is one archived run.
 type Run struct {
 	Name        string            // unique across the snapshot
-	Group       string            // "speed", "tf_kld", "llama_unpatched", "llama_patched"
+	File        string            // the file the run was read from
+	Group       string            // the record's group, "" when it has none
+	Parser      string            // the parser for argv[0] (checkout.Parser*), "" when unknown
 	Cmd         []string          // argv
 	Env         map[string]string // nil when the run was carried over (env: null)
 	CarriedOver bool              // env was null: the run was not re-run
 	ExitCode    int
+	HasExit     bool              // the record gave an exit status
+	Start       time.Time         // when the run started, zero when not recorded
+	Extra       map[string]string // record keys no mapping used, as raw JSON
 	DurationS   float64
 	Duration    Field  // duration_s with its printed text and place
 	Tail        string // output tail as archived
@@ -89,7 +116,7 @@ type Run struct {
 }
 
 // Strata reports whether the run is a strata engine run (speed or TF).
-func (r *Run) Strata() bool { return r.Group == GroupSpeed || r.Group == GroupTF }
+func (r *Run) Strata() bool { return r.Parser == checkout.ParserStrata }
 
 // Field is one number (or null) from the results JSON with its place.
 type Field struct {
@@ -207,24 +234,50 @@ type Mtime struct {
 	Text string
 }
 
-// Path returns the absolute path of a file named relative to the snapshot
-// root (slash-separated). An absolute path names a file on the audited
-// machine and maps under machine/: "/tmp/x" → Root/machine/tmp/x.
-func (s *Snapshot) Path(rel string) string {
-	if strings.HasPrefix(rel, "/") {
-		return filepath.Join(s.Root, MachineDir, filepath.FromSlash(strings.TrimPrefix(rel, "/")))
+// Rel maps a path as a run recorded it to a path inside the snapshot: a
+// relative path is relative to the root, an absolute one names a file on
+// the audited machine under the spec's machine folder ("/tmp/x" →
+// machine/tmp/x). ok is false for a path that leads outside the snapshot:
+// such a path is data to report, never to open.
+func (s *Snapshot) Rel(recorded string) (rel string, ok bool) {
+	machine := ""
+	if s.Spec != nil {
+		machine = s.Spec.Machine
 	}
-	return filepath.Join(s.Root, filepath.FromSlash(rel))
+	return snapfs.Resolve(recorded, machine)
+}
+
+// ReadFile reads a file named as a run recorded it (see Rel), confined to
+// the snapshot: a path outside it is an error matching snapfs.ErrOutside.
+func (s *Snapshot) ReadFile(recorded string) ([]byte, error) {
+	rel, ok := s.Rel(recorded)
+	if !ok {
+		return nil, &snapfs.Error{File: recorded, Msg: "outside the snapshot: not archived, not read", Err: snapfs.ErrOutside}
+	}
+	fsys := s.FS
+	if fsys == nil {
+		// A Snapshot built by hand (tests) reads from Root, confined the same way.
+		if s.Root == "" {
+			return nil, &snapfs.Error{File: rel, Msg: "no snapshot root"}
+		}
+		var err error
+		if fsys, err = snapfs.Open(s.Root); err != nil {
+			return nil, err
+		}
+		defer fsys.Close()
+	}
+	return fsys.ReadFile(rel, snapfs.LimitData)
 }
 
 // Run returns the run with the given name, or nil.
 func (s *Snapshot) Run(name string) *Run {
-	for _, r := range s.Runs {
-		if r.Name == name {
-			return r
+	if len(s.byName) != len(s.Runs) {
+		s.byName = make(map[string]*Run, len(s.Runs))
+		for _, r := range s.Runs {
+			s.byName[r.Name] = r
 		}
 	}
-	return nil
+	return s.byName[name]
 }
 
 // Group returns the runs of a group, in results order.
@@ -249,31 +302,6 @@ func (s *Snapshot) StrataRuns() []*Run {
 	return out
 }
 
-// Error is a problem in a snapshot file at a place.
-type Error struct {
-	File string // relative to the snapshot root
-	Line int    // 1-based; 0 when the problem is about the whole file
-	Col  int    // 1-based byte column; 0 when unknown
-	Path string // JSON path, e.g. "runs[3].name"; "" outside JSON or at the top
-	Msg  string
-}
-
-// Error formats the error as file:line:col: path: message, leaving out
-// the parts it does not have.
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Col > 0 {
-			fmt.Fprintf(&b, ":%d", e.Col)
-		}
-	}
-	b.WriteString(": ")
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// Error is a problem in a snapshot file at a place: file, line:column and
+// JSON path.
+type Error = jsontree.Error

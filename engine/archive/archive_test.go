@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/snaptest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestLoadFixtures(t *testing.T) {
@@ -70,14 +72,14 @@ func TestLoadFixtures(t *testing.T) {
 			if s.SelfTest == nil || s.Mtimes == nil {
 				t.Fatalf("SelfTest or Mtimes missing")
 			}
-			if got := s.Mtimes[ResultsFile].Text; got != "2026-10-15T08:03:32.52+03:00" {
+			if got := s.Mtimes[snaptest.ResultsFile].Text; got != "2026-10-15T08:03:32.52+03:00" {
 				t.Errorf("results mtime = %q", got)
 			}
 			if got := len(s.PrevLlama["patched"]); got != 4 {
 				t.Errorf("prev_llama_patched steps = %d; want 4", got)
 			}
-			if got := s.Path("/tmp/m5_prompt_1600tok.txt"); !strings.HasSuffix(got, filepath.FromSlash("machine/tmp/m5_prompt_1600tok.txt")) {
-				t.Errorf("Path(/tmp/...) = %s", got)
+			if got, ok := s.Rel("/tmp/m5_prompt_1600tok.txt"); !ok || got != "machine/tmp/m5_prompt_1600tok.txt" {
+				t.Errorf("Rel(/tmp/...) = %s, %v; want machine/tmp/m5_prompt_1600tok.txt", got, ok)
 			}
 		})
 	}
@@ -86,7 +88,7 @@ func TestLoadFixtures(t *testing.T) {
 // goodResults returns the committed results file of m5-v3.
 func goodResults(t *testing.T) (string, []byte) {
 	root := snaptest.Fixture(t, "m5-v3")
-	data, err := os.ReadFile(filepath.Join(root, ResultsFile))
+	data, err := os.ReadFile(filepath.Join(root, snaptest.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +110,6 @@ func TestLoadBadResults(t *testing.T) {
 		wantMsg  string // substring of Error.Msg
 	}{
 		{"truncated", s[:len(s)/2], "", "unexpected end of JSON"},
-		{"unknown top key", strings.Replace(s, `"schema":`, `"schemas":`, 1), "schemas", `unknown key "schemas"`},
-		{"unknown run key", strings.Replace(s, `"exit_code": 0,`, `"exit_code": 0, "exit": 0,`, 1), "runs[0].exit", `unknown key "exit"`},
 		{"duplicate run name", s[:second] + `"name": "strata_q2_0_moce0_short_43tok"` + s[second+len(`"name": "strata_metal_optimized_k256_q2_0_moce085"`):],
 			"runs[1].name", "duplicate run name"},
 		{"duplicate key", strings.Replace(s, `"exit_code": 0,`, `"exit_code": 0, "exit_code": 1,`, 1), "runs[0].exit_code", "duplicate key"},
@@ -117,7 +117,8 @@ func TestLoadBadResults(t *testing.T) {
 		{"invalid UTF-8 in a tail", strings.Replace(s, "init: 339.50 ms", "init: 339.50 ms \xff\xfe", 1), "runs[0].output_tail", "invalid UTF-8"},
 		{"perf of an unknown run", strings.Replace(s, `"strata_iq3_s_short_43tok": {`, `"strata_iq3_s_short_43tokX": {`, 1), "perf.strata_iq3_s_short_43tokX", "no run named"},
 		{"trailing data", s + "{}", "", "after the top-level value"},
-		{"not an object", "[1, 2]", "", "want an object"},
+		{"no runs", "[1, 2]", "", "no array of runs"},
+		{"runs not an array", `{"runs": 3}`, "runs", "want an array of runs"},
 		{"empty", "", "", "unexpected end of JSON"},
 		{"byte-order mark", "\xef\xbb\xbf" + s, "", "byte-order mark"}, // found in acceptance: "invalid character 'ï'"
 		{"deep nesting", strings.Repeat("[", 200) + strings.Repeat("]", 200), "", "nesting deeper"},
@@ -130,12 +131,32 @@ func TestLoadBadResults(t *testing.T) {
 				t.Fatalf("LoadResults(%s) error = %v; want *archive.Error", tt.name, err)
 			}
 			if ae.File != ResultsFile || ae.Line < 1 || ae.Col < 1 {
-				t.Errorf("error place = %s:%d:%d; want %s with line and column", ae.File, ae.Line, ae.Col, ResultsFile)
+				t.Errorf("error place = %s:%d:%d; want %s with line and column", ae.File, ae.Line, ae.Col, snaptest.ResultsFile)
 			}
 			if !strings.Contains(ae.Path, tt.wantPath) || !strings.Contains(ae.Msg, tt.wantMsg) {
 				t.Errorf("LoadResults(%s) = %q; want path containing %q and message containing %q", tt.name, ae.Error(), tt.wantPath, tt.wantMsg)
 			}
 		})
+	}
+}
+
+// TestLoadKeepsUnknownKeys: keys no mapping uses are kept and noted once,
+// never an error (a runner may add "host" to every run, or "notes" at the top).
+func TestLoadKeepsUnknownKeys(t *testing.T) {
+	_, data := goodResults(t)
+	s := strings.Replace(string(data), `"schema":`, `"notes": ["free text"], "schema":`, 1)
+	s = strings.ReplaceAll(s, `"exit_code": 0,`, `"exit_code": 0, "host": "m5-studio",`)
+	snap, err := LoadResults("", []byte(s))
+	require.NoError(t, err)
+	var notes []string
+	for _, n := range snap.Notes {
+		notes = append(notes, n.Path)
+	}
+	assert.ElementsMatch(t, []string{"notes", "runs[0].host"}, notes, "each unknown key noted once")
+	for _, r := range snap.Runs {
+		if r.ExitCode == 0 && r.Extra["host"] != `"m5-studio"` {
+			t.Errorf("run %s Extra[host] = %q; want the raw JSON kept", r.Name, r.Extra["host"])
+		}
 	}
 }
 
@@ -192,7 +213,7 @@ func TestLoadBadRecords(t *testing.T) {
 }
 
 func FuzzLoadResults(f *testing.F) {
-	if data, err := os.ReadFile(filepath.Join(snaptest.FixturePath("m5-v3"), ResultsFile)); err == nil {
+	if data, err := os.ReadFile(filepath.Join(snaptest.FixturePath("m5-v3"), snaptest.ResultsFile)); err == nil {
 		f.Add(data)
 		f.Add(data[:len(data)/2])
 	}
@@ -225,7 +246,7 @@ func fuzzSeeds(f *testing.F, rels ...string) {
 }
 
 func FuzzParseRecord(f *testing.F) {
-	fuzzSeeds(f, SelfTestFile, ParityDir+"/default_1.log", ParityDir+"/fast_3.log")
+	fuzzSeeds(f, snaptest.SelfTestFile, snaptest.ParityDir+"/default_1.log", snaptest.ParityDir+"/fast_3.log")
 	f.Add([]byte("# cmd: x\n# env: A=1 B=\n# exit: -1\nbody\n"))
 	f.Add([]byte("# cmd: x\n# cmd: y\n# exit: 0\n"))
 	f.Add([]byte("# exit: 99999999999999999999\n# cmd: x\n"))
@@ -245,15 +266,15 @@ func FuzzParseRecord(f *testing.F) {
 }
 
 func FuzzDecodeMtimes(f *testing.F) {
-	fuzzSeeds(f, MtimesFile)
+	fuzzSeeds(f, snaptest.MtimesFile)
 	f.Add([]byte(`{"tz": "+03:00", "files": {"a": null}}`))
 	f.Add([]byte(`{"tz": 3, "files": []}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := decodeMtimes(data)
+		m, err := decodeMtimes(snaptest.MtimesFile, data)
 		if err != nil {
 			var ae *Error
-			if !errors.As(err, &ae) || ae.File != MtimesFile {
-				t.Fatalf("decodeMtimes error %v is not an *archive.Error naming %s", err, MtimesFile)
+			if !errors.As(err, &ae) || ae.File != snaptest.MtimesFile {
+				t.Fatalf("decodeMtimes error %v is not an *archive.Error naming %s", err, snaptest.MtimesFile)
 			}
 			return
 		}

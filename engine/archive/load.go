@@ -6,28 +6,71 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/jsontree"
+	"github.com/strataspec/strataspec/engine/snapfs"
+
 	"github.com/strataspec/strataspec/engine/num"
 )
 
-// Load reads the snapshot rooted at root. Errors are *Error values naming
-// the file and place, or wrap the OS error of a file that cannot be read.
+// Load reads the snapshot at root: its spec file (or the defaults), then
+// its runs and records as the spec says, every file through one FS
+// confined to root. Errors name the file and place.
 func Load(root string) (*Snapshot, error) {
-	s := &Snapshot{Root: root}
-	data, err := os.ReadFile(s.Path(ResultsFile))
+	fsys, err := snapfs.Open(root)
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
-	if err := s.decodeResults(data); err != nil {
+	spec, err := checkout.Load(fsys)
+	if err != nil {
+		return nil, err
+	}
+	return LoadSpec(fsys, spec)
+}
+
+// LoadSpec reads the runs and records spec describes, through fsys.
+func LoadSpec(fsys *snapfs.FS, spec *checkout.Spec) (*Snapshot, error) {
+	s := &Snapshot{Root: fsys.Dir(), FS: fsys, Spec: spec, notes: map[string]bool{}}
+	for _, rs := range spec.Results {
+		files, err := fsys.Glob(rs.File)
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 && !strings.ContainsAny(rs.File, "*?[") {
+			if _, err := fsys.Stat(rs.File); err != nil {
+				return nil, err // names the file and why: missing, or leading outside
+			}
+			return nil, &Error{File: spec.Path, Msg: fmt.Sprintf("results file %s does not exist", rs.File)}
+		}
+		for _, f := range files {
+			data, err := fsys.ReadFile(f, snapfs.LimitResults)
+			if err != nil {
+				return nil, err
+			}
+			if s.ResultsFile == "" {
+				s.ResultsFile = f
+			}
+			if strings.HasSuffix(f, ".jsonl") {
+				err = s.decodeJSONL(f, data, rs)
+			} else {
+				err = s.decodeResults(f, data, rs)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := s.loadLogs(); err != nil {
+		return nil, err
+	}
+	if err := s.loadBench(); err != nil {
 		return nil, err
 	}
 	if err := s.checkFiles(); err != nil {
@@ -40,47 +83,69 @@ func Load(root string) (*Snapshot, error) {
 }
 
 // LoadResults decodes a results file's bytes without touching the file
-// system (no file checks, no records): for tests and fuzzing.
+// system (no file checks, no records), with the default field names: for
+// tests and fuzzing.
 func LoadResults(root string, data []byte) (*Snapshot, error) {
-	s := &Snapshot{Root: root}
-	if err := s.decodeResults(data); err != nil {
+	s := &Snapshot{Root: root, Spec: checkout.Default(), notes: map[string]bool{}}
+	if root != "" {
+		// Files the runs name are still read from root, under its spec.
+		if fsys, err := snapfs.Open(root); err == nil {
+			s.FS = fsys
+			if spec, err := checkout.Load(fsys); err == nil {
+				s.Spec = spec
+			}
+		}
+	}
+	rs := checkout.Results{File: ResultsFile, Runs: "runs", Fields: checkout.DefaultFields()}
+	if err := s.decodeResults(ResultsFile, data, rs); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// decoder turns nodes into typed values, remembering the first error.
-type decoder struct {
-	p   *parser
-	err *Error
+// note records an input the loader kept but did not use, once per key.
+func (s *Snapshot) note(key string, n Note) {
+	if s.notes[key] {
+		return
+	}
+	s.notes[key] = true
+	s.Notes = append(s.Notes, n)
 }
 
-func (d *decoder) fail(n *node, format string, args ...any) {
+// decoder turns nodes into typed values, remembering the first error.
+type decoder struct {
+	p        *jsontree.Doc
+	err      *Error
+	lineBase int // lines before the document (JSON Lines)
+}
+
+func (d *decoder) fail(n *jsontree.Node, format string, args ...any) {
 	if d.err == nil {
-		d.err = d.p.errAt(n.off, n.path, format, args...)
+		d.err = d.p.Errorf(n, format, args...)
+		d.err.Line += d.lineBase
 	}
 }
 
-func (d *decoder) line(n *node) int {
-	l, _ := d.p.lines.pos(n.off)
-	return l
+func (d *decoder) line(n *jsontree.Node) int {
+	l, _ := d.p.Lines.Pos(n.Off)
+	return l + d.lineBase
 }
 
 // object checks that n is an object with exactly the required keys plus
 // any of the optional ones.
-func (d *decoder) object(n *node, required []string, optional ...string) bool {
-	if n.kind != 'o' {
-		d.fail(n, "want an object, found %s", kindName(n.kind))
+func (d *decoder) object(n *jsontree.Node, required []string, optional ...string) bool {
+	if n.Kind != 'o' {
+		d.fail(n, "want an object, found %s", jsontree.KindName(n.Kind))
 		return false
 	}
-	for i, k := range n.keys {
+	for i, k := range n.Keys {
 		if !slices.Contains(required, k) && !slices.Contains(optional, k) {
-			d.fail(n.vals[i], "unknown key %q (known: %s)", k, strings.Join(append(append([]string(nil), required...), optional...), ", "))
+			d.fail(n.Vals[i], "unknown key %q (known: %s)", k, strings.Join(append(append([]string(nil), required...), optional...), ", "))
 			return false
 		}
 	}
 	for _, k := range required {
-		if n.get(k) == nil {
+		if n.Get(k) == nil {
 			d.fail(n, "missing key %q", k)
 			return false
 		}
@@ -88,179 +153,355 @@ func (d *decoder) object(n *node, required []string, optional ...string) bool {
 	return true
 }
 
-func (d *decoder) str(n *node) string {
-	if n.kind != 's' {
-		d.fail(n, "want a string, found %s", kindName(n.kind))
+func (d *decoder) str(n *jsontree.Node) string {
+	if n.Kind != 's' {
+		d.fail(n, "want a string, found %s", jsontree.KindName(n.Kind))
 		return ""
 	}
-	return n.str
+	return n.Str
 }
 
-func (d *decoder) number(n *node, name string) Field {
-	f := Field{Name: name, Path: n.path, Line: d.line(n)}
-	switch n.kind {
+func (d *decoder) number(n *jsontree.Node, name string) Field {
+	f := Field{Name: name, Path: n.Path, Line: d.line(n)}
+	switch n.Kind {
 	case 'z':
 		f.Null = true
 		return f
 	case 'n':
-		v, err := num.Parse(string(n.num))
+		v, err := num.Parse(string(n.Num))
 		if err != nil || math.IsInf(v.Value, 0) {
-			d.fail(n, "bad number %s", n.num)
+			d.fail(n, "bad number %s", n.Num)
 		}
 		f.Num = v
 		return f
 	}
-	d.fail(n, "want a number, found %s", kindName(n.kind))
+	d.fail(n, "want a number, found %s", jsontree.KindName(n.Kind))
 	return f
 }
 
-func (d *decoder) integer(n *node) int {
-	if n.kind != 'n' {
-		d.fail(n, "want an integer, found %s", kindName(n.kind))
+func (d *decoder) integer(n *jsontree.Node) int {
+	if n.Kind != 'n' {
+		d.fail(n, "want an integer, found %s", jsontree.KindName(n.Kind))
 		return 0
 	}
-	i, err := strconv.Atoi(string(n.num))
+	i, err := strconv.Atoi(string(n.Num))
 	if err != nil {
-		d.fail(n, "want an integer, found %s", n.num)
+		d.fail(n, "want an integer, found %s", n.Num)
 	}
 	return i
 }
 
-func (d *decoder) strings(n *node) []string {
-	if n.kind != 'a' {
-		d.fail(n, "want an array of strings, found %s", kindName(n.kind))
+func (d *decoder) strings(n *jsontree.Node) []string {
+	if n.Kind != 'a' {
+		d.fail(n, "want an array of strings, found %s", jsontree.KindName(n.Kind))
 		return nil
 	}
-	out := make([]string, 0, len(n.vals))
-	for _, v := range n.vals {
+	out := make([]string, 0, len(n.Vals))
+	for _, v := range n.Vals {
 		out = append(out, d.str(v))
 	}
 	return out
 }
 
 // dict decodes an object of numbers (or nulls).
-func (d *decoder) dict(n *node) *Dict {
-	if n.kind != 'o' {
-		d.fail(n, "want an object of numbers, found %s", kindName(n.kind))
-		return &Dict{Path: n.path}
+func (d *decoder) dict(n *jsontree.Node) *Dict {
+	if n.Kind != 'o' {
+		d.fail(n, "want an object of numbers, found %s", jsontree.KindName(n.Kind))
+		return &Dict{Path: n.Path}
 	}
-	dt := &Dict{Path: n.path, Line: d.line(n)}
-	for i, k := range n.keys {
-		dt.Fields = append(dt.Fields, d.number(n.vals[i], k))
+	dt := &Dict{Path: n.Path, Line: d.line(n)}
+	for i, k := range n.Keys {
+		dt.Fields = append(dt.Fields, d.number(n.Vals[i], k))
 	}
 	return dt
 }
 
-var topKeys = []string{"schema", "generated_at_utc", "runs", "perf", "summary_comparison", "kld_macros",
+// runnerBlocks are the strata validation runner's own tables, read when a
+// results file has them; every other top-level key is kept and noted.
+var runnerBlocks = []string{"schema", "generated_at_utc", "perf", "summary_comparison", "kld_macros",
 	"prev_llama_unpatched", "prev_llama_patched", "llama_cpp_unpatched", "llama_cpp_patched", "provenance"}
 
-func (s *Snapshot) decodeResults(data []byte) error {
-	p := &parser{file: ResultsFile, data: data, lines: newLineIndex(data)}
-	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
-		// encoding/json would say "invalid character 'ï'".
-		return &Error{File: ResultsFile, Line: 1, Col: 1, Msg: "starts with a UTF-8 byte-order mark; JSON does not allow one (save the file without a BOM)"}
+func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) error {
+	doc, err := jsontree.ParseDoc(file, data)
+	if err != nil {
+		return err
 	}
-	root, perr := parseTree(ResultsFile, data)
-	if perr != nil {
-		return perr
+	d := &decoder{p: doc}
+	root := doc.Root
+	runs := root.Lookup(rs.Runs)
+	if rs.Runs == "" && root.Kind == 'o' {
+		runs = root.Get("runs")
 	}
-	if off := firstInvalidUTF8(data); off >= 0 {
-		n := innermost(root, off)
-		return p.errAt(off, n.path, "invalid UTF-8 (byte 0x%02x)", data[off])
+	if runs == nil {
+		return doc.Errorf(root, "no array of runs at %q (set \"runs\" in %s's results entry)", rs.Runs, checkout.File)
 	}
-	d := &decoder{p: p}
-	if !d.object(root, topKeys) {
+	s.decodeRuns(d, runs, rs.Fields)
+	if d.err != nil {
 		return d.err
 	}
-	s.Schema = d.str(root.get("schema"))
-	gn := root.get("generated_at_utc")
-	s.GeneratedAt = Field{Name: "generated_at_utc", Path: gn.path, Line: d.line(gn), Text: d.str(gn)}
-	if d.err == nil {
-		t, err := time.Parse(time.RFC3339Nano, s.GeneratedAt.Text)
-		if err != nil {
-			d.fail(gn, "not an RFC 3339 time: %q", s.GeneratedAt.Text)
-		}
-		s.GeneratedAtUTC = t
+	if root.Kind != 'o' {
+		return nil
 	}
-	s.decodeRuns(d, root.get("runs"))
-	s.decodePerf(d, root.get("perf"))
-	s.decodeSummary(d, root.get("summary_comparison"))
-	s.decodeMacros(d, root.get("kld_macros"))
-	s.PrevLlama = map[string][]*LlamaStep{}
-	s.LlamaCpp = map[string]*Dict{}
+	runsKey := strings.SplitN(rs.Runs, ".", 2)[0]
+	if rs.Runs == "" {
+		runsKey = "runs"
+	}
+	for i, k := range root.Keys {
+		if k == runsKey {
+			continue
+		}
+		if !slices.Contains(runnerBlocks, k) {
+			s.note(file+"\x00"+k, Note{File: file, Line: d.line(root.Vals[i]), Path: root.Vals[i].Path, Msg: "kept, not used by any rule"})
+		}
+	}
+	if n := root.Get("schema"); n != nil {
+		s.Schema = d.str(n)
+	}
+	if gn := root.Get("generated_at_utc"); gn != nil {
+		s.GeneratedAt = Field{Name: "generated_at_utc", Path: gn.Path, Line: d.line(gn), Text: d.str(gn)}
+		if d.err == nil {
+			t, err := time.Parse(time.RFC3339Nano, s.GeneratedAt.Text)
+			if err != nil {
+				d.fail(gn, "not an RFC 3339 time: %q", s.GeneratedAt.Text)
+			}
+			s.GeneratedAtUTC = t
+		}
+	}
+	if n := root.Get("perf"); n != nil {
+		s.decodePerf(d, n)
+	}
+	if n := root.Get("summary_comparison"); n != nil {
+		s.decodeSummary(d, n)
+	}
+	if n := root.Get("kld_macros"); n != nil {
+		s.decodeMacros(d, n)
+	}
 	for _, side := range []string{"unpatched", "patched"} {
-		s.PrevLlama[side] = s.decodeSteps(d, root.get("prev_llama_"+side))
-		if n := root.get("llama_cpp_" + side); d.err == nil {
+		if n := root.Get("prev_llama_" + side); n != nil {
+			if s.PrevLlama == nil {
+				s.PrevLlama = map[string][]*LlamaStep{}
+			}
+			s.PrevLlama[side] = s.decodeSteps(d, n)
+		}
+		if n := root.Get("llama_cpp_" + side); n != nil && d.err == nil {
+			if s.LlamaCpp == nil {
+				s.LlamaCpp = map[string]*Dict{}
+			}
 			s.LlamaCpp[side] = d.dict(n)
 		}
 	}
-	s.decodeProvenance(d, root.get("provenance"))
+	if n := root.Get("provenance"); n != nil {
+		s.decodeProvenance(d, n)
+	}
 	if d.err != nil {
 		return d.err
 	}
 	return nil
 }
 
-var runKeys = []string{"name", "group", "cmd", "env", "exit_code", "duration_s", "output_tail"}
-
-func (s *Snapshot) decodeRuns(d *decoder, n *node) {
-	if d.err != nil {
-		return
-	}
-	if n.kind != 'a' {
-		d.fail(n, "want an array of runs, found %s", kindName(n.kind))
-		return
-	}
-	seen := map[string]int{}
-	for i, rn := range n.vals {
-		if !d.object(rn, runKeys) {
-			return
+// decodeJSONL reads JSON Lines: every non-blank line is one run record.
+func (s *Snapshot) decodeJSONL(file string, data []byte, rs checkout.Results) error {
+	line := 0
+	for len(data) > 0 {
+		line++
+		l := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
 		}
-		r := &Run{Index: i, Line: d.line(rn)}
-		r.Name = d.str(rn.get("name"))
-		if d.err == nil && r.Name == "" {
-			d.fail(rn.get("name"), "empty run name")
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
 		}
-		if j, dup := seen[r.Name]; dup && d.err == nil {
-			d.fail(rn.get("name"), "duplicate run name %q (also runs[%d])", r.Name, j)
-		}
-		seen[r.Name] = i
-		r.Group = d.str(rn.get("group"))
-		if d.err == nil && !slices.Contains([]string{GroupSpeed, GroupTF, GroupLlamaUnpatched, GroupLlamaPatched}, r.Group) {
-			d.fail(rn.get("group"), "unknown group %q", r.Group)
-		}
-		r.Cmd = d.strings(rn.get("cmd"))
-		if d.err == nil && len(r.Cmd) == 0 {
-			d.fail(rn.get("cmd"), "empty command")
-		}
-		switch en := rn.get("env"); en.kind {
-		case 'z':
-			r.CarriedOver = true
-		case 'o':
-			r.Env = map[string]string{}
-			for j, k := range en.keys {
-				r.Env[k] = d.str(en.vals[j])
+		doc, err := jsontree.ParseDoc(file, l)
+		if err != nil {
+			var je *jsontree.Error
+			if errors.As(err, &je) {
+				je.Line += line - 1
 			}
-		default:
-			d.fail(en, "want an object or null, found %s", kindName(en.kind))
+			return err
 		}
-		r.ExitCode = d.integer(rn.get("exit_code"))
-		r.Duration = d.number(rn.get("duration_s"), "duration_s")
-		r.DurationS = r.Duration.Value()
-		if d.err == nil && (r.Duration.Null || r.DurationS < 0) {
-			d.fail(rn.get("duration_s"), "duration must be a number ≥ 0")
+		d := &decoder{p: doc, lineBase: line - 1}
+		rec := doc.Root
+		if rs.Runs != "" {
+			rec = rec.Lookup(rs.Runs)
 		}
-		tn := rn.get("output_tail")
-		r.Tail = d.str(tn)
-		r.Source = ResultsFile + ": " + tn.path
+		if rec == nil {
+			return &Error{File: file, Line: line, Msg: fmt.Sprintf("no run record at %q", rs.Runs)}
+		}
+		s.decodeRun(d, rec, len(s.Runs), rs.Fields)
+		if d.err != nil {
+			return d.err
+		}
+	}
+	return nil
+}
+
+func (s *Snapshot) decodeRuns(d *decoder, n *jsontree.Node, f checkout.Fields) {
+	if n.Kind != 'a' {
+		d.fail(n, "want an array of runs, found %s", jsontree.KindName(n.Kind))
+		return
+	}
+	for i, rn := range n.Vals {
+		s.decodeRun(d, rn, i, f)
 		if d.err != nil {
 			return
 		}
-		s.Runs = append(s.Runs, r)
 	}
 }
 
-func (s *Snapshot) strataRun(d *decoder, n *node, name string) {
+// decodeRun maps one run record to a Run by the spec's field paths. Keys
+// the mapping does not use are kept in Extra and noted once per key.
+func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fields) {
+	if rn.Kind != 'o' {
+		d.fail(rn, "want a run record (an object), found %s", jsontree.KindName(rn.Kind))
+		return
+	}
+	file := d.p.File
+	r := &Run{Index: i, Line: d.line(rn), File: file, ExitCode: 0, Extra: map[string]string{}}
+	used := map[string]bool{}
+	get := func(path string) *jsontree.Node {
+		if path == "" {
+			return nil
+		}
+		used[strings.SplitN(path, ".", 2)[0]] = true
+		return rn.Lookup(path)
+	}
+	nn := get(f.Name)
+	if nn == nil {
+		d.fail(rn, "run record has no %q (the run's name; map it with fields.name in %s)", f.Name, checkout.File)
+		return
+	}
+	r.Name = d.str(nn)
+	if d.err == nil && r.Name == "" {
+		d.fail(nn, "empty run name")
+	}
+	if j := s.Run(r.Name); j != nil && d.err == nil {
+		d.fail(nn, "duplicate run name %q (also %s line %d)", r.Name, j.File, j.Line)
+	}
+	if gn := get(f.Group); gn != nil && gn.Kind != 'z' {
+		r.Group = d.str(gn)
+	}
+	switch an := get(f.Argv); {
+	case an == nil:
+	case an.Kind == 's':
+		r.Cmd = splitCommand(an.Str)
+	default:
+		r.Cmd = d.strings(an)
+	}
+	switch en := get(f.Env); {
+	case en == nil:
+	case en.Kind == 'z':
+		r.CarriedOver = true
+	case en.Kind == 'o':
+		r.Env = map[string]string{}
+		for j, k := range en.Keys {
+			v := en.Vals[j]
+			if v.Kind == 'n' {
+				r.Env[k] = string(v.Num)
+				continue
+			}
+			r.Env[k] = d.str(v)
+		}
+	default:
+		d.fail(en, "want an object or null, found %s", jsontree.KindName(en.Kind))
+	}
+	if xn := get(f.Exit); xn != nil && xn.Kind != 'z' {
+		r.ExitCode = d.integer(xn)
+		r.HasExit = true
+	}
+	if dn := get(f.Duration); dn != nil {
+		if dn.Kind == 's' {
+			v, err := num.Parse(dn.Str)
+			if err != nil {
+				d.fail(dn, "duration %q is not a number of seconds", dn.Str)
+			}
+			r.Duration = Field{Name: f.Duration, Num: v, Path: dn.Path, Line: d.line(dn)}
+		} else {
+			r.Duration = d.number(dn, f.Duration)
+		}
+		r.DurationS = r.Duration.Value()
+		if d.err == nil && !r.Duration.Null && r.DurationS < 0 {
+			d.fail(dn, "duration must be a number ≥ 0")
+		}
+	} else {
+		r.Duration = Field{Name: f.Duration, Null: true}
+	}
+	if sn := get(f.Start); sn != nil && sn.Kind != 'z' {
+		txt := d.str(sn)
+		if d.err == nil {
+			t, err := time.Parse(time.RFC3339Nano, txt)
+			if err != nil {
+				d.fail(sn, "start %q is not an RFC 3339 time", txt)
+			}
+			r.Start = t
+		}
+	}
+	if tn := get(f.Tail); tn != nil {
+		r.Tail = d.str(tn)
+		r.Source = file + ": " + tn.Path
+	} else if f.Tail != "" { // "" in a sidecar: the log is the tail
+		r.Source = file + ": " + rn.Path
+		s.note(file+"\x00tail\x00"+r.Name, Note{File: file, Line: r.Line, Path: rn.Path, Msg: fmt.Sprintf("run %q has no %q: no output tail to parse", r.Name, f.Tail)})
+	}
+	for j, k := range rn.Keys {
+		if used[k] {
+			continue
+		}
+		v := rn.Vals[j]
+		r.Extra[k] = string(d.p.Data[v.Off:v.End])
+		s.note(file+"\x00run\x00"+k, Note{File: file, Line: d.line(v), Path: v.Path, Msg: "run key kept, not used by any rule (reported once)"})
+	}
+	if d.err != nil {
+		return
+	}
+	if len(r.Cmd) > 0 {
+		r.Parser, _ = s.Spec.ParserFor(r.Cmd[0])
+	}
+	s.Runs = append(s.Runs, r)
+}
+
+// splitCommand splits a command line into words, honouring single and
+// double quotes and backslash escapes as a POSIX shell does for plain words.
+func splitCommand(line string) []string {
+	var out []string
+	var cur strings.Builder
+	in := false
+	var quote rune
+	esc := false
+	for _, c := range line {
+		switch {
+		case esc:
+			cur.WriteRune(c)
+			esc, in = false, true
+		case c == '\\' && quote != '\'':
+			esc = true
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(c)
+			}
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+func (s *Snapshot) strataRun(d *decoder, n *jsontree.Node, name string) {
 	r := s.Run(name)
 	switch {
 	case r == nil:
@@ -270,38 +511,38 @@ func (s *Snapshot) strataRun(d *decoder, n *node, name string) {
 	}
 }
 
-func (s *Snapshot) decodePerf(d *decoder, n *node) {
+func (s *Snapshot) decodePerf(d *decoder, n *jsontree.Node) {
 	if d.err != nil {
 		return
 	}
-	if n.kind != 'o' {
-		d.fail(n, "want an object, found %s", kindName(n.kind))
+	if n.Kind != 'o' {
+		d.fail(n, "want an object, found %s", jsontree.KindName(n.Kind))
 		return
 	}
 	s.Perf = map[string]*Dict{}
-	for i, name := range n.keys {
-		s.strataRun(d, n.vals[i], name)
-		s.Perf[name] = d.dict(n.vals[i])
+	for i, name := range n.Keys {
+		s.strataRun(d, n.Vals[i], name)
+		s.Perf[name] = d.dict(n.Vals[i])
 	}
 }
 
-func (s *Snapshot) row(d *decoder, n *node) *Row {
-	if n.kind != 'o' {
-		d.fail(n, "want an object, found %s", kindName(n.kind))
+func (s *Snapshot) row(d *decoder, n *jsontree.Node) *Row {
+	if n.Kind != 'o' {
+		d.fail(n, "want an object, found %s", jsontree.KindName(n.Kind))
 		return &Row{}
 	}
-	r := &Row{Dict: Dict{Path: n.path, Line: d.line(n)}}
-	for i, k := range n.keys {
+	r := &Row{Dict: Dict{Path: n.Path, Line: d.line(n)}}
+	for i, k := range n.Keys {
 		switch k {
 		case "run":
-			r.Run = d.str(n.vals[i])
+			r.Run = d.str(n.Vals[i])
 			if d.err == nil {
-				s.strataRun(d, n.vals[i], r.Run)
+				s.strataRun(d, n.Vals[i], r.Run)
 			}
 		case "config":
-			r.Config = d.str(n.vals[i])
+			r.Config = d.str(n.Vals[i])
 		default:
-			r.Fields = append(r.Fields, d.number(n.vals[i], k))
+			r.Fields = append(r.Fields, d.number(n.Vals[i], k))
 		}
 	}
 	if d.err == nil && (r.Run == "" || r.Config == "") {
@@ -310,108 +551,108 @@ func (s *Snapshot) row(d *decoder, n *node) *Row {
 	return r
 }
 
-func (s *Snapshot) rows(d *decoder, n *node) []*Row {
-	if n.kind != 'a' {
-		d.fail(n, "want an array of rows, found %s", kindName(n.kind))
+func (s *Snapshot) rows(d *decoder, n *jsontree.Node) []*Row {
+	if n.Kind != 'a' {
+		d.fail(n, "want an array of rows, found %s", jsontree.KindName(n.Kind))
 		return nil
 	}
 	var out []*Row
-	for _, v := range n.vals {
+	for _, v := range n.Vals {
 		out = append(out, s.row(d, v))
 	}
 	return out
 }
 
-func (s *Snapshot) decodeSummary(d *decoder, n *node) {
+func (s *Snapshot) decodeSummary(d *decoder, n *jsontree.Node) {
 	if d.err != nil || !d.object(n, []string{"speed_43tok", "prefill", "miss_reduction_pct", "kld"}) {
 		return
 	}
-	s.Summary = Summary{Path: n.path, KLD: map[string]*Dict{}}
-	s.Summary.Speed43 = s.rows(d, n.get("speed_43tok"))
-	s.Summary.Prefill = s.rows(d, n.get("prefill"))
-	s.Summary.MissReduction = d.dict(n.get("miss_reduction_pct"))
-	kn := n.get("kld")
-	if d.err == nil && kn.kind != 'o' {
-		d.fail(kn, "want an object, found %s", kindName(kn.kind))
+	s.Summary = Summary{Path: n.Path, KLD: map[string]*Dict{}}
+	s.Summary.Speed43 = s.rows(d, n.Get("speed_43tok"))
+	s.Summary.Prefill = s.rows(d, n.Get("prefill"))
+	s.Summary.MissReduction = d.dict(n.Get("miss_reduction_pct"))
+	kn := n.Get("kld")
+	if d.err == nil && kn.Kind != 'o' {
+		d.fail(kn, "want an object, found %s", jsontree.KindName(kn.Kind))
 	}
 	if d.err == nil {
-		for i, k := range kn.keys {
-			s.Summary.KLD[k] = d.dict(kn.vals[i])
+		for i, k := range kn.Keys {
+			s.Summary.KLD[k] = d.dict(kn.Vals[i])
 		}
 	}
 }
 
-func (s *Snapshot) decodeMacros(d *decoder, n *node) {
+func (s *Snapshot) decodeMacros(d *decoder, n *jsontree.Node) {
 	if d.err != nil {
 		return
 	}
-	if n.kind != 'o' {
-		d.fail(n, "want an object, found %s", kindName(n.kind))
+	if n.Kind != 'o' {
+		d.fail(n, "want an object, found %s", jsontree.KindName(n.Kind))
 		return
 	}
 	s.KLDMacros = map[string]*Macro{}
-	for i, cfg := range n.keys {
-		mn := n.vals[i]
+	for i, cfg := range n.Keys {
+		mn := n.Vals[i]
 		if !d.object(mn, []string{"runs", "mean_kld", "top1_pct", "mean_kld_macro", "top1_pct_macro"}) {
 			return
 		}
-		m := &Macro{Config: cfg, Path: mn.path, Line: d.line(mn)}
-		m.Runs = d.strings(mn.get("runs"))
+		m := &Macro{Config: cfg, Path: mn.Path, Line: d.line(mn)}
+		m.Runs = d.strings(mn.Get("runs"))
 		for _, r := range m.Runs {
 			if d.err == nil {
-				s.strataRun(d, mn.get("runs"), r)
+				s.strataRun(d, mn.Get("runs"), r)
 			}
 		}
-		m.MeanKLD = d.numbers(mn.get("mean_kld"), len(m.Runs))
-		m.Top1Pct = d.numbers(mn.get("top1_pct"), len(m.Runs))
-		m.MeanKLDMacro = d.number(mn.get("mean_kld_macro"), "mean_kld_macro")
-		m.Top1PctMacro = d.number(mn.get("top1_pct_macro"), "top1_pct_macro")
+		m.MeanKLD = d.numbers(mn.Get("mean_kld"), len(m.Runs))
+		m.Top1Pct = d.numbers(mn.Get("top1_pct"), len(m.Runs))
+		m.MeanKLDMacro = d.number(mn.Get("mean_kld_macro"), "mean_kld_macro")
+		m.Top1PctMacro = d.number(mn.Get("top1_pct_macro"), "top1_pct_macro")
 		s.KLDMacros[cfg] = m
 	}
 }
 
 // numbers decodes an array of want numbers.
-func (d *decoder) numbers(n *node, want int) []Field {
-	if n.kind != 'a' {
-		d.fail(n, "want an array of numbers, found %s", kindName(n.kind))
+func (d *decoder) numbers(n *jsontree.Node, want int) []Field {
+	if n.Kind != 'a' {
+		d.fail(n, "want an array of numbers, found %s", jsontree.KindName(n.Kind))
 		return nil
 	}
-	if len(n.vals) != want {
-		d.fail(n, "want %d numbers (one per run), found %d", want, len(n.vals))
+	if len(n.Vals) != want {
+		d.fail(n, "want %d numbers (one per run), found %d", want, len(n.Vals))
 		return nil
 	}
-	out := make([]Field, 0, len(n.vals))
-	for _, v := range n.vals {
+	out := make([]Field, 0, len(n.Vals))
+	for _, v := range n.Vals {
 		out = append(out, d.number(v, ""))
 	}
 	return out
 }
 
-func (s *Snapshot) decodeSteps(d *decoder, n *node) []*LlamaStep {
+func (s *Snapshot) decodeSteps(d *decoder, n *jsontree.Node) []*LlamaStep {
 	if d.err != nil {
 		return nil
 	}
-	if n.kind != 'o' {
-		d.fail(n, "want an object of steps, found %s", kindName(n.kind))
+	if n.Kind != 'o' {
+		d.fail(n, "want an object of steps, found %s", jsontree.KindName(n.Kind))
 		return nil
 	}
 	var out []*LlamaStep
-	for i, step := range n.keys {
-		sn := n.vals[i]
-		if sn.kind != 'o' {
-			d.fail(sn, "want an object, found %s", kindName(sn.kind))
+	for i, step := range n.Keys {
+		sn := n.Vals[i]
+		if sn.Kind != 'o' {
+			d.fail(sn, "want an object, found %s", jsontree.KindName(sn.Kind))
 			return nil
 		}
-		st := &LlamaStep{Step: step, Dict: Dict{Path: sn.path, Line: d.line(sn)}}
-		for j, k := range sn.keys {
+		st := &LlamaStep{Step: step, Dict: Dict{Path: sn.Path, Line: d.line(sn)}}
+		for j, k := range sn.Keys {
 			if k == "run" {
-				st.Run = d.str(sn.vals[j])
+				st.Run = d.str(sn.Vals[j])
 				if d.err == nil && s.Run(st.Run) == nil {
-					d.fail(sn.vals[j], "no run named %q in runs", st.Run)
+					d.fail(sn.Vals[j], "no run named %q in runs", st.Run)
 				}
 				continue
 			}
-			st.Fields = append(st.Fields, d.number(sn.vals[j], k))
+			st.Fields = append(st.Fields, d.number(sn.Vals[j], k))
 		}
 		if d.err == nil && st.Run == "" {
 			d.fail(sn, `missing key "run"`)
@@ -421,25 +662,25 @@ func (s *Snapshot) decodeSteps(d *decoder, n *node) []*LlamaStep {
 	return out
 }
 
-func (s *Snapshot) decodeProvenance(d *decoder, n *node) {
+func (s *Snapshot) decodeProvenance(d *decoder, n *jsontree.Node) {
 	if d.err != nil || !d.object(n, []string{"files", "prompts"}) {
 		return
 	}
-	s.Provenance.Files = s.provFiles(d, n.get("files"), true)
-	s.Provenance.Prompts = s.provFiles(d, n.get("prompts"), false)
+	s.Provenance.Files = s.provFiles(d, n.Get("files"), true)
+	s.Provenance.Prompts = s.provFiles(d, n.Get("prompts"), false)
 }
 
-func (s *Snapshot) provFiles(d *decoder, n *node, withMeta bool) []*ProvFile {
+func (s *Snapshot) provFiles(d *decoder, n *jsontree.Node, withMeta bool) []*ProvFile {
 	if d.err != nil {
 		return nil
 	}
-	if n.kind != 'a' {
-		d.fail(n, "want an array, found %s", kindName(n.kind))
+	if n.Kind != 'a' {
+		d.fail(n, "want an array, found %s", jsontree.KindName(n.Kind))
 		return nil
 	}
 	var out []*ProvFile
 	seen := map[string]bool{}
-	for _, fn := range n.vals {
+	for _, fn := range n.Vals {
 		var ok bool
 		if withMeta {
 			ok = d.object(fn, []string{"role", "path", "sha256", "bytes", "mtime_local"})
@@ -449,29 +690,29 @@ func (s *Snapshot) provFiles(d *decoder, n *node, withMeta bool) []*ProvFile {
 		if !ok {
 			return nil
 		}
-		f := &ProvFile{JSONPath: fn.path, Line: d.line(fn)}
-		f.Path = d.str(fn.get("path"))
-		f.SHA256 = d.str(fn.get("sha256"))
-		f.Bytes = int64(d.integer(fn.get("bytes")))
+		f := &ProvFile{JSONPath: fn.Path, Line: d.line(fn)}
+		f.Path = d.str(fn.Get("path"))
+		f.SHA256 = d.str(fn.Get("sha256"))
+		f.Bytes = int64(d.integer(fn.Get("bytes")))
 		if withMeta {
-			f.Role = d.str(fn.get("role"))
-			f.MtimeText = d.str(fn.get("mtime_local"))
+			f.Role = d.str(fn.Get("role"))
+			f.MtimeText = d.str(fn.Get("mtime_local"))
 			if d.err == nil {
 				t, err := time.Parse(time.RFC3339Nano, f.MtimeText)
 				if err != nil {
-					d.fail(fn.get("mtime_local"), "not an RFC 3339 time: %q", f.MtimeText)
+					d.fail(fn.Get("mtime_local"), "not an RFC 3339 time: %q", f.MtimeText)
 				}
 				f.Mtime = t
 			}
 		}
 		if d.err == nil && !validHex(f.SHA256, 64) {
-			d.fail(fn.get("sha256"), "not a sha256 in hex: %q", f.SHA256)
+			d.fail(fn.Get("sha256"), "not a sha256 in hex: %q", f.SHA256)
 		}
 		if d.err == nil && (f.Path == "" || path.IsAbs(f.Path) || strings.Contains(f.Path, "..")) {
-			d.fail(fn.get("path"), "path must be relative to the snapshot root: %q", f.Path)
+			d.fail(fn.Get("path"), "path must be relative to the snapshot root: %q", f.Path)
 		}
 		if d.err == nil && seen[f.Path] {
-			d.fail(fn.get("path"), "duplicate provenance path %q", f.Path)
+			d.fail(fn.Get("path"), "duplicate provenance path %q", f.Path)
 		}
 		seen[f.Path] = true
 		out = append(out, f)
@@ -494,85 +735,218 @@ func validHex(s string, n int) bool {
 // checkFiles reports the first referenced file that does not exist.
 func (s *Snapshot) checkFiles() error {
 	for _, f := range append(append([]*ProvFile(nil), s.Provenance.Files...), s.Provenance.Prompts...) {
-		st, err := os.Stat(s.Path(f.Path))
+		st, err := s.FS.Stat(f.Path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return &Error{File: ResultsFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: fmt.Sprintf("referenced file %s does not exist", f.Path)}
+			return &Error{File: s.ResultsFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: fmt.Sprintf("referenced file %s does not exist", f.Path)}
 		case err != nil:
-			return &Error{File: ResultsFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: err.Error()}
+			return &Error{File: s.ResultsFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: err.Error()}
 		case st.IsDir():
-			return &Error{File: ResultsFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: fmt.Sprintf("referenced file %s is a directory", f.Path)}
+			return &Error{File: s.ResultsFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: fmt.Sprintf("referenced file %s is a directory", f.Path)}
 		}
 	}
 	return nil
 }
 
-// loadRecords reads the route_parity logs, the self-test output and the
-// recorded mtimes, each optional.
+// Record kinds a spec's "records" may name.
+const (
+	RecordParity   = "parity"   // route_parity logs (a glob)
+	RecordSelfTest = "selftest" // the runner's self-test output
+	RecordMtimes   = "mtimes"   // recorded file mtimes (JSON)
+)
+
+// loadRecords reads the records the spec names: route_parity logs, the
+// self-test output and the recorded mtimes, each optional.
 func (s *Snapshot) loadRecords() error {
-	logs, err := filepath.Glob(filepath.Join(s.Path(ParityDir), "*.log"))
-	if err != nil {
-		return fmt.Errorf("archive: %w", err)
+	for k := range s.Spec.Records {
+		if !slices.Contains([]string{RecordParity, RecordSelfTest, RecordMtimes}, k) {
+			return &Error{File: s.Spec.Path, Msg: fmt.Sprintf("records: unknown kind %q (known: %s, %s, %s)", k, RecordParity, RecordSelfTest, RecordMtimes)}
+		}
 	}
-	sort.Strings(logs)
-	for _, l := range logs {
-		rel := ParityDir + "/" + filepath.Base(l)
-		rec, err := s.readRecord(rel)
+	if g := s.Spec.Records[RecordParity]; g != "" {
+		logs, err := s.FS.Glob(g)
 		if err != nil {
 			return err
 		}
-		s.Parity = append(s.Parity, rec)
+		for _, rel := range logs {
+			rec, err := s.readRecord(rel)
+			if err != nil {
+				return err
+			}
+			s.Parity = append(s.Parity, rec)
+		}
 	}
-	if _, err := os.Stat(s.Path(SelfTestFile)); err == nil {
-		rec, err := s.readRecord(SelfTestFile)
+	if f := s.Spec.Records[RecordSelfTest]; f != "" && s.FS.Exists(f) {
+		rec, err := s.readRecord(f)
 		if err != nil {
 			return err
 		}
 		s.SelfTest = rec
 	}
-	data, err := os.ReadFile(s.Path(MtimesFile))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	f := s.Spec.Records[RecordMtimes]
+	if f == "" || !s.FS.Exists(f) {
 		return nil
-	case err != nil:
-		return fmt.Errorf("archive: %w", err)
 	}
-	m, err := decodeMtimes(data)
+	data, err := s.FS.ReadFile(f, snapfs.LimitText)
+	if err != nil {
+		return err
+	}
+	m, err := decodeMtimes(f, data)
 	if err != nil {
 		return err
 	}
 	s.Mtimes = m
+	s.MtimesFile = f
 	return nil
 }
 
-func decodeMtimes(data []byte) (map[string]Mtime, error) {
-	p := &parser{file: MtimesFile, data: data, lines: newLineIndex(data)}
-	root, perr := parseTree(MtimesFile, data)
-	if perr != nil {
-		return nil, perr
+// loadLogs reads every log the spec's "logs" globs match as one run, with
+// its sidecar when there is one.
+func (s *Snapshot) loadLogs() error {
+	for _, lg := range s.Spec.Logs {
+		files, err := s.FS.Glob(lg.Glob)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			data, err := s.FS.ReadFile(f, snapfs.LimitResults)
+			if err != nil {
+				return err
+			}
+			if !utf8.Valid(data) {
+				data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+				s.note(f+"\x00utf8", Note{File: f, Msg: "invalid UTF-8 replaced by U+FFFD before parsing"})
+			}
+			name := strings.TrimSuffix(path.Base(f), path.Ext(f))
+			r := &Run{Name: name, File: f, Tail: string(data), Source: f, Index: len(s.Runs), Line: 1,
+				Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{}}
+			if j := s.Run(name); j != nil {
+				return &Error{File: f, Msg: fmt.Sprintf("duplicate run name %q (also %s line %d)", name, j.File, j.Line)}
+			}
+			side := strings.TrimSuffix(f, path.Ext(f)) + lg.Sidecar
+			if s.FS.Exists(side) {
+				if err := s.readSidecar(r, side, lg.Fields); err != nil {
+					return err
+				}
+			} else {
+				r.CarriedOver = false
+			}
+			if len(r.Cmd) > 0 {
+				r.Parser, _ = s.Spec.ParserFor(r.Cmd[0])
+			} else {
+				r.Parser = sniffParser(r.Tail)
+			}
+			s.Runs = append(s.Runs, r)
+		}
 	}
-	if off := firstInvalidUTF8(data); off >= 0 {
-		return nil, p.errAt(off, innermost(root, off).path, "invalid UTF-8")
+	return nil
+}
+
+// sniffParser guesses the program of a log with no recorded argv from the
+// lines only llama.cpp prints; "" when nothing is recognised.
+func sniffParser(text string) string {
+	for _, marker := range []string{"llama_perf_context_print:", "llama_print_timings:", "common_perf_print:", "llama_perf_print:", "llama_model_loader:", "llm_load_print_meta:"} {
+		if strings.Contains(text, marker) {
+			return checkout.ParserLlamaCpp
+		}
 	}
-	d := &decoder{p: p}
+	if strings.Contains(text, "Final estimate: PPL") || strings.Contains(text, "KL-divergence statistics") {
+		return checkout.ParserPerplexity
+	}
+	if strings.Contains(text, "print_timings:") {
+		return checkout.ParserServer
+	}
+	return ""
+}
+
+func (s *Snapshot) readSidecar(r *Run, file string, f checkout.Fields) error {
+	data, err := s.FS.ReadFile(file, snapfs.LimitText)
+	if err != nil {
+		return err
+	}
+	doc, err := jsontree.ParseDoc(file, data)
+	if err != nil {
+		return err
+	}
+	d := &decoder{p: doc}
+	tmp := &Snapshot{Spec: s.Spec, notes: s.notes}
+	rec := doc.Root
+	if rec.Kind == 'o' && rec.Lookup(f.Name) == nil {
+		// The name comes from the log file; give the record one.
+		f.Name = ""
+	}
+	f.Tail = ""
+	if f.Name == "" {
+		rec = &jsontree.Node{Kind: 'o', Off: rec.Off, End: rec.End, Path: rec.Path,
+			Keys: append([]string{"\x00name"}, rec.Keys...), Vals: append([]*jsontree.Node{{Kind: 's', Str: r.Name, Off: rec.Off, End: rec.Off}}, rec.Vals...)}
+		f.Name = "\x00name"
+	}
+	tmp.decodeRun(d, rec, r.Index, f)
+	if d.err != nil {
+		return d.err
+	}
+	s.Notes = append(s.Notes, tmp.Notes...)
+	if len(tmp.Runs) != 1 {
+		return &Error{File: file, Msg: "sidecar is not one run record"}
+	}
+	got := tmp.Runs[0]
+	r.Cmd, r.Env, r.CarriedOver, r.ExitCode, r.HasExit = got.Cmd, got.Env, got.CarriedOver, got.ExitCode, got.HasExit
+	r.Duration, r.DurationS, r.Start, r.Group, r.Extra = got.Duration, got.DurationS, got.Start, got.Group, got.Extra
+	return nil
+}
+
+// loadBench reads llama-bench output files as runs, one a file, named by
+// the file's base name without extensions.
+func (s *Snapshot) loadBench() error {
+	for _, g := range s.Spec.Bench {
+		files, err := s.FS.Glob(g)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			data, err := s.FS.ReadFile(f, snapfs.LimitResults)
+			if err != nil {
+				return err
+			}
+			name := path.Base(f)
+			for ext := path.Ext(name); ext != ""; ext = path.Ext(name) {
+				name = strings.TrimSuffix(name, ext)
+			}
+			if j := s.Run(name); j != nil {
+				return &Error{File: f, Msg: fmt.Sprintf("duplicate run name %q (also %s line %d)", name, j.File, j.Line)}
+			}
+			s.Runs = append(s.Runs, &Run{Name: name, File: f, Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench,
+				Tail: string(data), Source: f, Index: len(s.Runs), Line: 1, Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{}})
+		}
+	}
+	return nil
+}
+
+func decodeMtimes(file string, data []byte) (map[string]Mtime, error) {
+	doc, err := jsontree.ParseDoc(file, data)
+	if err != nil {
+		return nil, err
+	}
+	root := doc.Root
+	d := &decoder{p: doc}
 	if !d.object(root, []string{"tz", "files"}) {
 		return nil, d.err
 	}
-	d.str(root.get("tz"))
-	fn := root.get("files")
-	if fn.kind != 'o' {
-		d.fail(fn, "want an object, found %s", kindName(fn.kind))
+	d.str(root.Get("tz"))
+	fn := root.Get("files")
+	if fn.Kind != 'o' {
+		d.fail(fn, "want an object, found %s", jsontree.KindName(fn.Kind))
 		return nil, d.err
 	}
 	out := map[string]Mtime{}
-	for i, k := range fn.keys {
-		text := d.str(fn.vals[i])
+	for i, k := range fn.Keys {
+		text := d.str(fn.Vals[i])
 		if d.err != nil {
 			return nil, d.err
 		}
 		t, err := time.Parse(time.RFC3339Nano, text)
 		if err != nil {
-			d.fail(fn.vals[i], "not an RFC 3339 time: %q", text)
+			d.fail(fn.Vals[i], "not an RFC 3339 time: %q", text)
 			return nil, d.err
 		}
 		out[k] = Mtime{Time: t, Text: text}
@@ -585,9 +959,9 @@ func decodeMtimes(data []byte) (map[string]Mtime, error) {
 
 // readRecord reads a text record and its "# cmd/env/exit" header.
 func (s *Snapshot) readRecord(rel string) (*Record, error) {
-	data, err := os.ReadFile(s.Path(rel))
+	data, err := s.FS.ReadFile(rel, snapfs.LimitResults)
 	if err != nil {
-		return nil, fmt.Errorf("archive: %w", err)
+		return nil, err
 	}
 	return parseRecord(rel, data)
 }

@@ -4,68 +4,194 @@ package audit
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/rules/all"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
-// Load reads the snapshot at root and parses every run's tail with the
-// parser for the program that produced it, and every record beside the
-// results (route_parity logs, the self-test output) keyed by its file. A snapshot that cannot be read is
-// an error naming the file and place; a tail that parses with errors is not:
-// its errors stay in its Metrics, and the summary rule reports them.
+// Load reads the snapshot at root (its spec file, runs and records) into a
+// facts set, and parses every run's tail once. A snapshot that cannot be
+// read is an error naming the file and place; a tail that parses with
+// errors is not: its errors stay in its Metrics, and runs.parse reports them.
 func Load(root string) (*rules.Context, error) {
 	snap, err := archive.Load(root)
 	if err != nil {
 		return nil, err
 	}
-	ctx := &rules.Context{Snap: snap, Metrics: make(map[string]*tail.Metrics, len(snap.Runs))}
-	for _, r := range snap.Runs {
-		ctx.Metrics[r.Name] = ParseRun(r)
+	set := facts.New(snap)
+	runMs, err := facts.Get(set, facts.RunMetrics)
+	if err != nil {
+		return nil, err
 	}
-	// Records beside the results are keyed by their file, which no run name
-	// can collide with (run names have no slash).
-	for _, rec := range snap.Parity {
-		ctx.Metrics[rec.File] = tail.ParseRouteParity(rec.File, rec.Text)
+	recMs, err := facts.Get(set, facts.RecordMetrics)
+	if err != nil {
+		return nil, err
 	}
-	if rec := snap.SelfTest; rec != nil {
-		ctx.Metrics[rec.File] = tail.ParseSelfTest(rec.File, rec.Text)
+	// The legacy rules read runs and records from one map; a run named like
+	// a record's file does not replace the record there.
+	ctx := &rules.Context{Snap: snap, Facts: set, Metrics: make(map[string]*tail.Metrics, len(runMs)+len(recMs))}
+	for k, v := range runMs {
+		ctx.Metrics[k] = v
+	}
+	for k, v := range recMs {
+		ctx.Metrics[k] = v
 	}
 	return ctx, nil
 }
 
-// IsLlamaCpp reports whether a run's program is one of llama.cpp's, by the
-// binary name in argv[0] (llamacpp.Program).
+// ParseRun parses a run's tail with the parser for its program.
+func ParseRun(r *archive.Run) *tail.Metrics { return facts.ParseRun(nil, r) }
+
+// IsLlamaCpp reports whether a run's program is one of llama.cpp's.
 func IsLlamaCpp(r *archive.Run) bool {
-	if len(r.Cmd) == 0 {
-		return false
+	switch r.Parser {
+	case checkout.ParserLlamaCpp, checkout.ParserBench, checkout.ParserPerplexity, checkout.ParserServer:
+		return true
 	}
-	_, ok := llamacpp.Program(r.Cmd[0])
-	return ok
+	return false
 }
 
-// ParseRun parses a run's tail: llama.cpp runs with the parsers of their
-// program (llamacpp.ParseProgram), strata runs with the window CLI parser;
-// the runner's appended lines (memory, disk) are read from every tail.
-func ParseRun(r *archive.Run) *tail.Metrics {
-	if len(r.Cmd) > 0 {
-		if prog, ok := llamacpp.Program(r.Cmd[0]); ok {
-			return tail.Merge(llamacpp.ParseProgram(prog, r.Source, r.Tail), tail.ParseRunner(r.Source, r.Tail))
+// Selection is a set of rules to run: analyzers and the rules not yet moved
+// into analyzer families.
+type Selection struct {
+	Analyzers []*analysis.Analyzer
+	Legacy    []rules.Rule
+}
+
+// Names returns the selected rule names, sorted.
+func (s Selection) Names() []string {
+	var out []string
+	for _, a := range s.Analyzers {
+		out = append(out, a.Name)
+	}
+	for _, r := range s.Legacy {
+		out = append(out, r.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RuleInfo is one rule for -list: its name and one line.
+type RuleInfo struct{ Name, Doc string }
+
+// Rules returns every rule, sorted by name.
+func Rules() []RuleInfo {
+	var out []RuleInfo
+	for _, a := range all.Analyzers() {
+		out = append(out, RuleInfo{a.Name, a.Doc})
+	}
+	for _, r := range rules.All() {
+		out = append(out, RuleInfo{r.Name, r.Doc})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Select returns the rules named by a comma-separated list; an entry
+// selects the rule of that name and every rule below it ("plan" selects
+// "plan.unsourced"…). An empty list selects all; an entry that selects
+// nothing is an error.
+func Select(list string) (Selection, error) {
+	var sel Selection
+	want := strings.Split(list, ",")
+	if strings.TrimSpace(list) == "" {
+		want = nil
+	}
+	match := func(name string) bool {
+		if want == nil {
+			return true
+		}
+		for _, w := range want {
+			w = strings.TrimSpace(w)
+			if w != "" && (name == w || strings.HasPrefix(name, w+".")) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range all.Analyzers() {
+		if match(a.Name) {
+			sel.Analyzers = append(sel.Analyzers, a)
 		}
 	}
-	return tail.ParseStrata(r.Source, r.Tail)
+	for _, r := range rules.All() {
+		if match(r.Name) {
+			sel.Legacy = append(sel.Legacy, r)
+		}
+	}
+	for _, w := range want {
+		w = strings.TrimSpace(w)
+		if w == "" {
+			continue
+		}
+		n := 0
+		for _, ri := range Rules() {
+			if ri.Name == w || strings.HasPrefix(ri.Name, w+".") {
+				n++
+			}
+		}
+		if n == 0 {
+			var names []string
+			for _, ri := range Rules() {
+				names = append(names, ri.Name)
+			}
+			return sel, fmt.Errorf("unknown rule %q (known: %s)", w, strings.Join(names, ", "))
+		}
+	}
+	return sel, nil
+}
+
+// RunSelection runs the selected analyzers and legacy rules over ctx and
+// builds the report: findings in rule order, the rules that did not apply
+// with their reason, and the loader's notes as info lines.
+func RunSelection(ctx *rules.Context, sel Selection) (*report.Report, error) {
+	var fs []finding.Finding
+	var infos []report.RuleInfo
+	if len(sel.Analyzers) > 0 {
+		set := ctx.Facts
+		if set == nil {
+			set = facts.New(ctx.Snap)
+		}
+		res, err := analysis.Run(set, sel.Analyzers)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range res {
+			fs = append(fs, r.Findings...)
+			a := r.Analyzer
+			infos = append(infos, report.RuleInfo{Name: a.Name, Doc: a.Doc, Family: a.Family, Fix: a.Fix,
+				Applied: r.NotApplied == "", Reason: r.NotApplied})
+		}
+	}
+	rep, err := Run(ctx, sel.Legacy)
+	if err != nil {
+		return nil, err
+	}
+	fs = append(fs, rep.Findings...)
+	infos = append(infos, rep.Rules...)
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Rule < fs[j].Rule })
+	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
+	out := report.NewWithRules(ctx.Snap.Root, infos, fs)
+	for _, n := range ctx.Snap.Notes {
+		out.Info = append(out.Info, n.String())
+	}
+	return out, nil
 }
 
 // Run runs rules over ctx and builds the report. A rule that cannot read its
 // input stops the audit with an error (exit 2 in tools/audit).
 func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 	var all []finding.Finding
-	var names []string
+	var infos []report.RuleInfo
 	for _, r := range rs {
 		fs, err := r.Check(ctx)
 		if err != nil {
@@ -80,9 +206,11 @@ func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 			}
 		}
 		all = append(all, fs...)
-		names = append(names, r.Name)
+		// A rule reports a pass finding for what it checked: one with no
+		// finding had nothing to check.
+		infos = append(infos, report.RuleInfo{Name: r.Name, Doc: r.Doc, Applied: len(fs) > 0})
 	}
-	return report.New(ctx.Snap.Root, names, all), nil
+	return report.NewWithRules(ctx.Snap.Root, infos, all), nil
 }
 
 // RuleError is a rule's failure to read its input. Its message leads with
@@ -105,7 +233,7 @@ func (e *RuleError) Unwrap() error { return e.Err }
 // Audit loads the snapshot at root and runs the rules named by ruleList
 // (comma-separated; empty for all).
 func Audit(root, ruleList string) (*report.Report, error) {
-	rs, err := rules.Select(ruleList)
+	sel, err := Select(ruleList)
 	if err != nil {
 		return nil, err
 	}
@@ -113,5 +241,14 @@ func Audit(root, ruleList string) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Run(ctx, rs)
+	return RunSelection(ctx, sel)
+}
+
+// Names returns every rule's name, sorted.
+func Names() []string {
+	var out []string
+	for _, r := range Rules() {
+		out = append(out, r.Name)
+	}
+	return out
 }

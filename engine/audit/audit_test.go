@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules"
 )
@@ -29,6 +30,7 @@ func TestParseRunDispatch(t *testing.T) {
 		{"llama-cli", "load_ms", "kld_mean"}, // KL statistics belong to llama-perplexity only
 	} {
 		r := &archive.Run{Name: "x", Cmd: []string{tt.argv0}, Source: "r.json: runs[0].output_tail", Tail: perplexityTail}
+		r.Parser, _ = checkout.Default().ParserFor(tt.argv0)
 		if !IsLlamaCpp(r) {
 			t.Fatalf("IsLlamaCpp(%q) = false; want true", tt.argv0)
 		}
@@ -99,5 +101,25 @@ func TestRunErrorNamesRule(t *testing.T) {
 		if _, err := Run(ctx, []rules.Rule{r}); err == nil || err.Error() != tt.want {
 			t.Errorf("Run(rule x failing with %q) = %v; want %q", tt.msg, err, tt.want)
 		}
+	}
+}
+
+// TestRunRuleInfo checks what the report learns about each rule: its doc,
+// and whether it applied (a rule with no finding had nothing to check).
+func TestRunRuleInfo(t *testing.T) {
+	ctx := &rules.Context{Snap: &archive.Snapshot{Root: t.TempDir()}}
+	some := rules.Rule{Name: "some", Doc: "checks something", Check: func(*rules.Context) ([]finding.Finding, error) {
+		return []finding.Finding{{Severity: finding.Pass, Message: "ok"}}, nil
+	}}
+	none := rules.Rule{Name: "none", Doc: "checks nothing here", Check: func(*rules.Context) ([]finding.Finding, error) { return nil, nil }}
+	rep, err := Run(ctx, []rules.Rule{some, none})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rules) != 2 || rep.Rules[0].Doc != "checks something" || !rep.Rules[0].Applied || rep.Rules[1].Applied {
+		t.Errorf("Run: rules %+v; want some applied with its doc, none not applied", rep.Rules)
+	}
+	if na := rep.Summary.NotApplied; len(na) != 1 || na[0].Rule != "none" || na[0].Reason == "" {
+		t.Errorf("Run: not applied %+v; want rule none with a reason", na)
 	}
 }

@@ -39,7 +39,7 @@ const (
 )
 
 func checkCache(c *Context) ([]finding.Finding, error) {
-	data, err := os.ReadFile(filepath.Join(c.Snap.Root, ProbeFile))
+	data, err := c.Snap.ReadFile(ProbeFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []finding.Finding{{Rule: "cache", Severity: finding.Warn, File: ProbeFile,
 			Message: "no mincore probe record: nothing shows that eviction or warm-up does what it claims"}}, nil

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/plan"
@@ -61,7 +62,7 @@ func checkCode(c *Context) ([]finding.Finding, error) {
 	}
 	var out []finding.Finding
 	out = append(out, literalDivisors(files)...)
-	out = append(out, planLiterals(s.Path(PlanFile), files)...)
+	out = append(out, planLiterals(s, files)...)
 	out = append(out, staleStrings(c, files)...)
 	out = append(out, hardCodedMirrors(files)...)
 	return out, nil
@@ -103,8 +104,8 @@ func literalDivisors(files []*codeFile) []finding.Finding {
 // more digits are compared: small integers (tile sizes, counts) are not
 // quotes. Occurrences inside string literals (a self-test sample) are
 // listed in a pass finding.
-func planLiterals(planPath string, files []*codeFile) []finding.Finding {
-	b, err := os.ReadFile(planPath)
+func planLiterals(s *archive.Snapshot, files []*codeFile) []finding.Finding {
+	b, err := s.ReadFile(PlanFile)
 	if err != nil {
 		return []finding.Finding{{Rule: "code", ID: "F20", Severity: finding.Warn, File: PlanFile,
 			Message: fmt.Sprintf("%s cannot be read, so quoted numbers cannot be looked for in the code: %v", PlanFile, err)}}

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"strings"
 
@@ -22,7 +21,7 @@ type codeFile struct {
 
 // readCode reads a source file relative to the snapshot root.
 func readCode(s *archive.Snapshot, rel string) (*codeFile, error) {
-	b, err := os.ReadFile(s.Path(rel))
+	b, err := s.ReadFile(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -201,16 +200,14 @@ func isSource(rel string) bool {
 // walkFiles calls f with every file under dir (relative to the snapshot
 // root), in lexical order.
 func walkFiles(s *archive.Snapshot, dir string, f func(rel string)) {
-	entries, err := os.ReadDir(s.Path(dir))
+	if s.FS == nil {
+		return
+	}
+	files, err := s.FS.Glob(dir + "/**")
 	if err != nil {
 		return
 	}
-	for _, e := range entries {
-		rel := dir + "/" + e.Name()
-		if e.IsDir() {
-			walkFiles(s, rel, f)
-			continue
-		}
+	for _, rel := range files {
 		f(rel)
 	}
 }

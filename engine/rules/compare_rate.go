@@ -37,6 +37,7 @@ var unitDivisors = map[float64]bool{1: true, 2: true, 10: true, 100: true, 1000:
 	1024: true, 1024 * 1024: true, 1 << 30: true, 60: true, 3600: true}
 
 func checkCompareRate(c *Context) ([]finding.Finding, error) {
+	resultsFile := c.Snap.ResultsFile
 	s := c.Snap
 	if s == nil {
 		return nil, fmt.Errorf("compare.rate: no snapshot")
@@ -70,7 +71,7 @@ func checkCompareRate(c *Context) ([]finding.Finding, error) {
 	}
 	out = append(out, claimsDivisors(c)...)
 	if len(out) == 0 {
-		out = append(out, finding.Finding{Severity: finding.Pass, Rule: "compare.rate", ID: "F19", File: archive.ResultsFile,
+		out = append(out, finding.Finding{Severity: finding.Pass, Rule: "compare.rate", ID: "F19", File: resultsFile,
 			Message: "no per-token rate among the llama_cpp_* fields: whole-run amounts are not divided by a token count"})
 	}
 	return out, nil
@@ -80,7 +81,7 @@ func checkCompareRate(c *Context) ([]finding.Finding, error) {
 // quotes must divide by a run's count, not by a declared constant or a
 // number. Without a claims table there is nothing to check.
 func claimsDivisors(c *Context) []finding.Finding {
-	if _, err := os.Stat(c.Snap.Path(claims.File)); err != nil {
+	if c.Snap.FS == nil || !c.Snap.FS.Exists(claims.File) {
 		return nil
 	}
 	pc, err := LoadPlanCheck(c)
@@ -126,8 +127,9 @@ func walkExpr(e *claims.Expr, f func(*claims.Expr)) {
 // checkRateField checks one per-token field of a llama_cpp_* block: how the
 // runner derives it, and what its amount covers in the run it comes from.
 func checkRateField(c *Context, side string, f archive.Field, nTok, per string, src *codeFile, planLines []string) finding.Finding {
+	resultsFile := c.Snap.ResultsFile
 	s := c.Snap
-	fd := finding.Finding{Severity: finding.Pass, Rule: "compare.rate", File: archive.ResultsFile, Line: f.Line,
+	fd := finding.Finding{Severity: finding.Pass, Rule: "compare.rate", File: resultsFile, Line: f.Line,
 		Quote: fmt.Sprintf("%s = %s", f.Path, fieldText(f)), Source: f.Path}
 	if f.Null {
 		fd.Quote = f.Path + " = null"
@@ -313,7 +315,7 @@ func planQuote(lines []string, f archive.Field) int {
 }
 
 func readPlanLines(s *archive.Snapshot) []string {
-	b, err := os.ReadFile(s.Path(PlanFile))
+	b, err := s.ReadFile(PlanFile)
 	if err != nil {
 		return nil
 	}

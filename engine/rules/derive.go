@@ -71,6 +71,7 @@ func checkDerive(c *Context) ([]finding.Finding, error) {
 }
 
 func derivePureGPU(c *Context) []finding.Finding {
+	resultsFile := c.Snap.ResultsFile
 	var out []finding.Finding
 	n := 0
 	for _, r := range c.Snap.StrataRuns() {
@@ -82,13 +83,13 @@ func derivePureGPU(c *Context) []finding.Finding {
 			continue
 		}
 		if !ok1 || !ok2 {
-			out = append(out, finding.Finding{Rule: "derive", ID: "F01", Severity: finding.Fail, File: archive.ResultsFile, Line: f.Line,
+			out = append(out, finding.Finding{Rule: "derive", ID: "F01", Severity: finding.Fail, File: resultsFile, Line: f.Line,
 				Quote: f.Num.Text, Source: r.Source, Message: fmt.Sprintf("run %s: perf has pure_gpu %s but the tail has no host wait and T1 GPU to derive it from", r.Name, f.Num.Text)})
 			continue
 		}
 		v := t1.Value() - host.Value()
 		if f.Null || !num.Matches(v, f.Num) {
-			out = append(out, finding.Finding{Rule: "derive", ID: "F01", Severity: finding.Fail, File: archive.ResultsFile, Line: f.Line,
+			out = append(out, finding.Finding{Rule: "derive", ID: "F01", Severity: finding.Fail, File: resultsFile, Line: f.Line,
 				Quote: showField(f), Raw: fmt.Sprintf("%s − %s", t1.Num.Text, host.Num.Text), Source: fmt.Sprintf("%s line %d", r.Source, t1.Line),
 				Message: fmt.Sprintf("run %s field pure_gpu_ms_per_tok: runner %s, but T1 GPU − host wait = %s − %s = %s", r.Name, showField(f), t1.Num.Text, host.Num.Text, num.Format(v, max(t1.Num.Decimals, host.Num.Decimals)))})
 			continue
@@ -96,7 +97,7 @@ func derivePureGPU(c *Context) []finding.Finding {
 		n++
 	}
 	if n > 0 && len(out) == 0 {
-		out = append(out, finding.Finding{Rule: "derive", ID: "F01", Severity: finding.Pass, File: archive.ResultsFile,
+		out = append(out, finding.Finding{Rule: "derive", ID: "F01", Severity: finding.Pass, File: resultsFile,
 			Message: fmt.Sprintf("pure_gpu = T1 GPU − host wait recomputes in all %d runs that log both", n)})
 	}
 	return out
@@ -113,6 +114,7 @@ func configRun(c *Context, config string) *archive.Run {
 }
 
 func deriveMissReductions(c *Context) []finding.Finding {
+	resultsFile := c.Snap.ResultsFile
 	var out []finding.Finding
 	d := c.Snap.Summary.MissReduction
 	if d == nil {
@@ -120,7 +122,7 @@ func deriveMissReductions(c *Context) []finding.Finding {
 	}
 	for _, f := range d.Fields {
 		fail := func(format string, args ...any) {
-			out = append(out, finding.Finding{Rule: "derive", ID: "F05", Severity: finding.Fail, File: archive.ResultsFile, Line: f.Line,
+			out = append(out, finding.Finding{Rule: "derive", ID: "F05", Severity: finding.Fail, File: resultsFile, Line: f.Line,
 				Quote: f.Num.Text, Source: d.Path + "." + f.Name, Message: fmt.Sprintf(format, args...)})
 		}
 		a, b, ok := strings.Cut(f.Name, "_vs_")
@@ -138,12 +140,12 @@ func deriveMissReductions(c *Context) []finding.Finding {
 		v := 100 * (1 - ma.Value()/mb.Value())
 		calc := fmt.Sprintf("1 − %s/%s = %s%%", ma.Num.Text, mb.Num.Text, num.Format(v, 2))
 		if f.Null || !num.Matches(v, f.Num) {
-			out = append(out, finding.Finding{Rule: "derive", ID: "F05", Severity: finding.Fail, File: archive.ResultsFile, Line: f.Line,
+			out = append(out, finding.Finding{Rule: "derive", ID: "F05", Severity: finding.Fail, File: resultsFile, Line: f.Line,
 				Quote: showField(f), Raw: num.Format(v, 2), Source: fmt.Sprintf("%s, %s", ra.Name, rb.Name),
 				Message: fmt.Sprintf("miss reduction %s: runner %s, but %s", f.Name, showField(f), calc)})
 			continue
 		}
-		out = append(out, finding.Finding{Rule: "derive", ID: "F05", Severity: finding.Pass, File: archive.ResultsFile, Line: f.Line,
+		out = append(out, finding.Finding{Rule: "derive", ID: "F05", Severity: finding.Pass, File: resultsFile, Line: f.Line,
 			Quote: f.Num.Text, Raw: num.Format(v, 2), Source: fmt.Sprintf("%s, %s", ra.Name, rb.Name),
 			Message: fmt.Sprintf("miss reduction %s: %s → %s", f.Name, calc, printed(v, f.Num))})
 	}
@@ -160,11 +162,12 @@ func mean(vs []float64) float64 {
 }
 
 func deriveKLD(c *Context) []finding.Finding {
+	resultsFile := c.Snap.ResultsFile
 	var out []finding.Finding
 	for _, cfg := range macroConfigs(c.Snap.KLDMacros) {
 		m := c.Snap.KLDMacros[cfg]
 		fail := func(line int, quote, raw, format string, args ...any) {
-			out = append(out, finding.Finding{Rule: "derive", ID: "F04", Severity: finding.Fail, File: archive.ResultsFile, Line: line,
+			out = append(out, finding.Finding{Rule: "derive", ID: "F04", Severity: finding.Fail, File: resultsFile, Line: line,
 				Quote: quote, Raw: raw, Source: m.Path, Message: fmt.Sprintf(format, args...)})
 		}
 		var klds, top1s []float64
@@ -217,7 +220,7 @@ func deriveKLD(c *Context) []finding.Finding {
 			}
 		}
 		if ok {
-			out = append(out, finding.Finding{Rule: "derive", ID: "F04", Severity: finding.Pass, File: archive.ResultsFile, Line: m.Line,
+			out = append(out, finding.Finding{Rule: "derive", ID: "F04", Severity: finding.Pass, File: resultsFile, Line: m.Line,
 				Quote: m.MeanKLDMacro.Num.Text + " / " + m.Top1PctMacro.Num.Text, Raw: shown, Source: strings.Join(m.Runs, ", "),
 				Message: fmt.Sprintf("KLD macro %s recomputed from %d tails: %s", cfg, len(klds), shown)})
 		}
@@ -256,6 +259,7 @@ func stepValue(steps []*archive.LlamaStep, step string) *archive.LlamaStep {
 }
 
 func deriveLlama(c *Context) []finding.Finding {
+	resultsFile := c.Snap.ResultsFile
 	var out []finding.Finding
 	for _, side := range []string{"unpatched", "patched"} {
 		block := c.Snap.LlamaCpp[side]
@@ -265,7 +269,7 @@ func deriveLlama(c *Context) []finding.Finding {
 		}
 		ok := true
 		fail := func(line int, quote, raw, source, format string, args ...any) {
-			out = append(out, finding.Finding{Rule: "derive", ID: "F06", Severity: finding.Fail, File: archive.ResultsFile, Line: line,
+			out = append(out, finding.Finding{Rule: "derive", ID: "F06", Severity: finding.Fail, File: resultsFile, Line: line,
 				Quote: quote, Raw: raw, Source: source, Message: fmt.Sprintf(format, args...)})
 			ok = false
 		}
@@ -310,7 +314,7 @@ func deriveLlama(c *Context) []finding.Finding {
 			shown = append(shown, num.Format(f.Value(), f.Num.Decimals))
 		}
 		if ok {
-			out = append(out, finding.Finding{Rule: "derive", ID: "F06", Severity: finding.Pass, File: archive.ResultsFile, Line: block.Line,
+			out = append(out, finding.Finding{Rule: "derive", ID: "F06", Severity: finding.Pass, File: resultsFile, Line: block.Line,
 				Quote: strings.Join(shown, " / "), Source: "prev_llama_" + side,
 				Message: fmt.Sprintf("llama_cpp_%s computed from prev_llama_%s, equal to the archived llama tails: %s", side, side, strings.Join(shown, " / "))})
 		}

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -37,7 +36,7 @@ func (f fileFacts) describe() string {
 }
 
 func readFacts(s *archive.Snapshot, name string) fileFacts {
-	b, err := os.ReadFile(s.Path(name))
+	b, err := s.ReadFile(name)
 	f := fileFacts{Name: name, Bytes: b, Err: err}
 	if err == nil {
 		f.SHA = runconf.SHA256(b)
@@ -52,6 +51,7 @@ func readFacts(s *archive.Snapshot, name string) fileFacts {
 // its provenance record, and that the archived copy contains the prompt
 // echo in the run's tail.
 func checkInputArchive(c *Context) ([]finding.Finding, error) {
+	resultsFile := c.Snap.ResultsFile
 	s := c.Snap
 	if s == nil {
 		return nil, fmt.Errorf("input.archive: no snapshot")
@@ -66,7 +66,7 @@ func checkInputArchive(c *Context) ([]finding.Finding, error) {
 		archived[p.Path] = f
 		archivedNames = append(archivedNames, p.Path)
 		fd := finding.Finding{Severity: finding.Pass, Rule: "input.archive", File: p.Path, Quote: "sha256 " + runconf.ShortHash(p.SHA256),
-			Raw: f.describe(), Source: fmt.Sprintf("%s line %d (%s)", archive.ResultsFile, p.Line, p.JSONPath)}
+			Raw: f.describe(), Source: fmt.Sprintf("%s line %d (%s)", resultsFile, p.Line, p.JSONPath)}
 		switch {
 		case f.Err != nil:
 			fd.Severity, fd.Message = finding.Fail, fmt.Sprintf("archived input %s cannot be read: %v", p.Path, f.Err)
@@ -199,7 +199,7 @@ func checkEcho(r *archive.Run, name string, read fileFacts, archName string, arc
 	if read.Err == nil {
 		echo = longestContainedPrefix(region, string(read.Bytes))
 	}
-	fd := finding.Finding{Severity: finding.Pass, Rule: "input.archive", File: archive.ResultsFile, Line: r.Line,
+	fd := finding.Finding{Severity: finding.Pass, Rule: "input.archive", File: r.File, Line: r.Line,
 		Quote: "…" + lastRunes(echo, 40), Source: fmt.Sprintf("%s, tail line %d", r.Source, line)}
 	if anyLlama([]*archive.Run{r}) {
 		fd.ID = "F38"

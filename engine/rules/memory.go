@@ -1,14 +1,10 @@
 package rules
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"strings"
 
-	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/plan"
@@ -47,6 +43,7 @@ func checkMemory(c *Context) ([]finding.Finding, error) {
 }
 
 func memorySwapAvail(c *Context) []finding.Finding {
+	resultsFile := c.Snap.ResultsFile
 	var out []finding.Finding
 	fail := func(sev finding.Severity, file string, line int, quote, format string, args ...any) {
 		out = append(out, finding.Finding{Rule: "memory", ID: "F07", Severity: sev, File: file, Line: line, Quote: quote, Message: fmt.Sprintf(format, args...)})
@@ -78,7 +75,7 @@ func memorySwapAvail(c *Context) []finding.Finding {
 		n++
 	}
 	if n > 0 && bad == 0 {
-		out = append(out, finding.Finding{Rule: "memory", ID: "F07", Severity: finding.Pass, File: archive.ResultsFile,
+		out = append(out, finding.Finding{Rule: "memory", ID: "F07", Severity: finding.Pass, File: resultsFile,
 			Raw: fmt.Sprintf("%s–%s GiB", lo.Num.Text, hi.Num.Text), Source: fmt.Sprintf("%d runs", n),
 			Message: fmt.Sprintf("0.0 MiB swapout in all %d runs; min_avail %s–%s GiB", n, lo.Num.Text, hi.Num.Text)})
 	}
@@ -86,6 +83,7 @@ func memorySwapAvail(c *Context) []finding.Finding {
 }
 
 func memoryPromptRegion(c *Context) []finding.Finding {
+	resultsFile := c.Snap.ResultsFile
 	var out []finding.Finding
 	strata := c.Snap.StrataRuns()
 	bad := 0
@@ -121,18 +119,23 @@ func memoryPromptRegion(c *Context) []finding.Finding {
 		if len(prefill) > 0 {
 			msg += "; " + strings.Join(prefill, "; ")
 		}
-		out = append(out, finding.Finding{Rule: "memory", ID: "F22", Severity: finding.Pass, File: archive.ResultsFile, Message: msg})
+		out = append(out, finding.Finding{Rule: "memory", ID: "F22", Severity: finding.Pass, File: resultsFile, Message: msg})
 	}
 	return out
 }
 
 // memoryXNU checks that PLAN labels its XNU billing claim a hypothesis.
 func memoryXNU(c *Context) ([]finding.Finding, error) {
-	path := c.Snap.Path(PlanFile)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	if c.Snap.FS == nil || !c.Snap.FS.Exists(PlanFile) {
 		return nil, nil // no plan: nothing claimed
 	}
-	v, err := c.Memo("plan.doc", func() (any, error) { return plan.Load(path) })
+	v, err := c.Memo("plan.doc", func() (any, error) {
+		b, err := c.Snap.ReadFile(PlanFile)
+		if err != nil {
+			return nil, err
+		}
+		return plan.Parse(PlanFile, b), nil
+	})
 	if err != nil {
 		return nil, err
 	}

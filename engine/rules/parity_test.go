@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -138,7 +139,7 @@ func TestCheckParityPass(t *testing.T) {
 func TestInvariantRulesUnreadable(t *testing.T) {
 	snap := &archive.Snapshot{
 		Root:     t.TempDir(),
-		Runs:     []*archive.Run{{Name: "strata_x", Group: archive.GroupSpeed, Source: "results/r.json: runs[0].output_tail"}},
+		Runs:     []*archive.Run{{Name: "strata_x", Group: archive.GroupSpeed, Parser: checkout.ParserStrata, Source: "results/r.json: runs[0].output_tail"}},
 		Parity:   []*archive.Record{{Name: "fast_1", File: "results/route_parity/fast_1.log"}},
 		SelfTest: &archive.Record{Name: "self_test", File: "results/self_test.log"},
 	}

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/claims"
@@ -51,13 +49,12 @@ func loadPlanCheck(c *Context) (*PlanCheck, error) {
 	if c.Snap == nil {
 		return nil, fmt.Errorf("plan: no snapshot")
 	}
-	root := c.Snap.Root
-	pb, err := os.ReadFile(filepath.Join(root, PlanFile))
+	pb, err := c.Snap.ReadFile(PlanFile)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", PlanFile, unwrapPath(err))
 	}
 	doc := plan.Parse(PlanFile, pb)
-	cb, err := os.ReadFile(filepath.Join(root, claims.File))
+	cb, err := c.Snap.ReadFile(claims.File)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", claims.File, unwrapPath(err))
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -42,9 +43,9 @@ func gateContext(t *testing.T) *Context {
 		}
 	}
 	snap := &archive.Snapshot{Root: dir, Runs: []*archive.Run{
-		{Name: "r1", Group: archive.GroupSpeed, Cmd: []string{"cli", "--model", "a.gguf"}},
-		{Name: "r2", Group: archive.GroupSpeed, Cmd: []string{"cli", "--model", "a.gguf"}},
-		{Name: "r3", Group: archive.GroupSpeed, Cmd: []string{"cli", "--model", "a.gguf"}},
+		{Name: "r1", Group: archive.GroupSpeed, Parser: checkout.ParserStrata, Cmd: []string{"cli", "--model", "a.gguf"}},
+		{Name: "r2", Group: archive.GroupSpeed, Parser: checkout.ParserStrata, Cmd: []string{"cli", "--model", "a.gguf"}},
+		{Name: "r3", Group: archive.GroupSpeed, Parser: checkout.ParserStrata, Cmd: []string{"cli", "--model", "a.gguf"}},
 	}}
 	m := func(name, text, unit string) tail.Metric {
 		return tail.Metric{Name: name, Num: num.MustParse(text), Unit: unit, Line: 1}

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -43,6 +42,7 @@ func checkProvenance(c *Context) ([]finding.Finding, error) {
 // provenanceHashes checks every provenance record's sha256 and size against
 // the file on disk: one finding per mismatch, one pass for all that match.
 func provenanceHashes(s *archive.Snapshot) []finding.Finding {
+	resultsFile := s.ResultsFile
 	var out []finding.Finding
 	nFiles, nPrompts := 0, 0
 	for _, group := range []struct {
@@ -51,8 +51,8 @@ func provenanceHashes(s *archive.Snapshot) []finding.Finding {
 		n    *int
 	}{{"script/binary", s.Provenance.Files, &nFiles}, {"prompt", s.Provenance.Prompts, &nPrompts}} {
 		for _, p := range group.list {
-			b, err := os.ReadFile(s.Path(p.Path))
-			src := fmt.Sprintf("%s line %d (%s)", archive.ResultsFile, p.Line, p.JSONPath)
+			b, err := s.ReadFile(p.Path)
+			src := fmt.Sprintf("%s line %d (%s)", resultsFile, p.Line, p.JSONPath)
 			fd := finding.Finding{Rule: "provenance", ID: "F40", Severity: finding.Fail, File: p.Path,
 				Quote: "sha256 " + runconf.ShortHash(p.SHA256), Source: src}
 			switch {
@@ -71,7 +71,7 @@ func provenanceHashes(s *archive.Snapshot) []finding.Finding {
 			out = append(out, fd)
 		}
 	}
-	out = append(out, finding.Finding{Rule: "provenance", ID: "F40", File: archive.ResultsFile,
+	out = append(out, finding.Finding{Rule: "provenance", ID: "F40", File: resultsFile,
 		Quote:  "provenance.files, provenance.prompts",
 		Raw:    fmt.Sprintf("%d of %d script/binary and %d of %d prompt sha256s match", nFiles, len(s.Provenance.Files), nPrompts, len(s.Provenance.Prompts)),
 		Source: "files on disk", Severity: finding.Pass,
@@ -98,10 +98,12 @@ type stamp struct {
 // and the re-run durations fitting between the runner's mtime (or the last
 // build, whichever is later) and generated_at_utc.
 func provenanceOrder(s *archive.Snapshot) []finding.Finding {
+	resultsFile := s.ResultsFile
+	mtimesFile := s.MtimesFile
 	var out []finding.Finding
 	fail := func(file, quote, raw, msg string) {
 		out = append(out, finding.Finding{Rule: "provenance", ID: "F40", Severity: finding.Fail, File: file, Quote: quote, Raw: raw,
-			Source: archive.MtimesFile + ", " + archive.ResultsFile, Message: msg})
+			Source: mtimesFile + ", " + resultsFile, Message: msg})
 	}
 	mtime := func(p *archive.ProvFile) stamp {
 		st := stamp{what: p.Role, path: p.Path, t: p.Mtime, text: p.MtimeText}
@@ -129,12 +131,12 @@ func provenanceOrder(s *archive.Snapshot) []finding.Finding {
 		}
 	}
 	if runner == nil || len(builds) == 0 {
-		fail(archive.ResultsFile, "provenance.files", "", "provenance has no runner or no build files to order")
+		fail(resultsFile, "provenance.files", "", "provenance has no runner or no build files to order")
 		return out
 	}
 	sort.SliceStable(builds, func(i, j int) bool { return builds[i].t.Before(builds[j].t) })
 	last := builds[len(builds)-1]
-	jsonM, hasJSON := s.Mtimes[archive.ResultsFile]
+	jsonM, hasJSON := s.Mtimes[resultsFile]
 	gen := s.GeneratedAtUTC
 
 	order := fmt.Sprintf("build %s … %s, runner %s", short(builds[0].text), short(last.text), short(runner.text))
@@ -152,23 +154,23 @@ func provenanceOrder(s *archive.Snapshot) []finding.Finding {
 	if hasJSON {
 		if !runner.t.Before(jsonM.Time) {
 			ok = false
-			fail(archive.ResultsFile, "JSON mtime "+jsonM.Text, "runner "+runner.text,
+			fail(resultsFile, "JSON mtime "+jsonM.Text, "runner "+runner.text,
 				fmt.Sprintf("the results JSON (%s) is not newer than the runner (%s): mtimes out of order (%s)", jsonM.Text, runner.text, order))
 		}
 		if d := jsonM.Time.Sub(gen); math.Abs(d.Seconds()) > 1 {
 			ok = false
-			fail(archive.ResultsFile, "generated_at_utc "+s.GeneratedAt.Text, "JSON mtime "+jsonM.Text,
+			fail(resultsFile, "generated_at_utc "+s.GeneratedAt.Text, "JSON mtime "+jsonM.Text,
 				fmt.Sprintf("generated_at_utc %s and the JSON's mtime %s differ by %.2f s", s.GeneratedAt.Text, jsonM.Text, d.Seconds()))
 		}
 	}
 	if !runner.t.Before(gen) {
 		ok = false
-		fail(archive.ResultsFile, "generated_at_utc "+s.GeneratedAt.Text, "runner "+runner.text,
+		fail(resultsFile, "generated_at_utc "+s.GeneratedAt.Text, "runner "+runner.text,
 			fmt.Sprintf("generated_at_utc %s is not after the runner's mtime %s", s.GeneratedAt.Text, runner.text))
 	}
 	if ok {
-		out = append(out, finding.Finding{Severity: finding.Pass, Rule: "provenance", ID: "F40", File: archive.MtimesFile, Quote: "mtimes",
-			Raw: order, Source: archive.MtimesFile + ", " + archive.ResultsFile,
+		out = append(out, finding.Finding{Severity: finding.Pass, Rule: "provenance", ID: "F40", File: mtimesFile, Quote: "mtimes",
+			Raw: order, Source: mtimesFile + ", " + resultsFile,
 			Message: "mtimes in build → runner edit → JSON order: " + order})
 	}
 
@@ -187,10 +189,10 @@ func provenanceOrder(s *archive.Snapshot) []finding.Finding {
 		}
 	}
 	window := end.Sub(start).Seconds()
-	fd := finding.Finding{Severity: finding.Pass, Rule: "provenance", ID: "F40", File: archive.ResultsFile,
+	fd := finding.Finding{Severity: finding.Pass, Rule: "provenance", ID: "F40", File: resultsFile,
 		Quote:  fmt.Sprintf("%d re-run runs, duration_s sum %s s", n, num.Format(sum, 2)),
 		Raw:    fmt.Sprintf("window %s s (runner %s → generated_at_utc %s)", num.Format(window, 2), short(runner.text), s.GeneratedAt.Text),
-		Source: archive.ResultsFile + ": runs[].duration_s"}
+		Source: resultsFile + ": runs[].duration_s"}
 	if sum > window {
 		fd.Severity = finding.Fail
 		fd.Message = fmt.Sprintf("the %d re-run runs take %s s, more than the %s s between the runner's mtime and generated_at_utc", n, num.Format(sum, 2), num.Format(window, 2))
@@ -205,6 +207,7 @@ func provenanceOrder(s *archive.Snapshot) []finding.Finding {
 // carriedOver reports the runs archived with env: null: carried over from
 // an earlier archive, not re-run.
 func carriedOver(s *archive.Snapshot) []finding.Finding {
+	resultsFile := s.ResultsFile
 	var runs []*archive.Run
 	for _, r := range s.Runs {
 		if r.CarriedOver {
@@ -218,8 +221,8 @@ func carriedOver(s *archive.Snapshot) []finding.Finding {
 	for _, r := range runs {
 		names = append(names, r.Name)
 	}
-	return []finding.Finding{{Rule: "provenance", ID: "F39", Severity: finding.Warn, File: archive.ResultsFile, Line: runs[0].Line,
-		Quote: "env: null", Raw: strings.Join(names, ", "), Source: archive.ResultsFile + ": runs[].env",
+	return []finding.Finding{{Rule: "provenance", ID: "F39", Severity: finding.Warn, File: resultsFile, Line: runs[0].Line,
+		Quote: "env: null", Raw: strings.Join(names, ", "), Source: resultsFile + ": runs[].env",
 		Message: fmt.Sprintf("%d runs are carried over (env: null), not re-run in this round: %s", len(runs), strings.Join(names, ", "))}}
 }
 

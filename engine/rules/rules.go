@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/tail"
 )
@@ -99,6 +100,8 @@ type Context struct {
 	Snap *archive.Snapshot
 	// Metrics holds the parsed tail of every run, by run name.
 	Metrics map[string]*tail.Metrics
+	// Facts is the snapshot's facts layer, shared with the analyzers.
+	Facts *facts.Set
 
 	mu   sync.Mutex
 	memo map[string]*memoEntry

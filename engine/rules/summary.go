@@ -94,6 +94,7 @@ func fieldEqual(name string, runner archive.Field, m tail.Metric) (ok, rounded b
 }
 
 func checkSummary(c *Context) ([]finding.Finding, error) {
+	resultsFile := c.Snap.ResultsFile
 	out := tailErrorFindings(c, "summary", "F01")
 	snap := c.Snap
 	strata := snap.StrataRuns()
@@ -103,7 +104,7 @@ func checkSummary(c *Context) ([]finding.Finding, error) {
 		perf := snap.Perf[r.Name]
 		if perf == nil {
 			bad++
-			out = append(out, finding.Finding{Rule: "summary", ID: id, Severity: finding.Fail, File: archive.ResultsFile,
+			out = append(out, finding.Finding{Rule: "summary", ID: id, Severity: finding.Fail, File: resultsFile,
 				Source: r.Name, Message: fmt.Sprintf("run %s has no perf dict", r.Name)})
 			continue
 		}
@@ -128,16 +129,16 @@ func checkSummary(c *Context) ([]finding.Finding, error) {
 		out = append(out, fs...)
 		rowsBad += n
 		if row.Run == SummaryMoCE0 && n == 0 {
-			out = append(out, finding.Finding{Rule: "summary", ID: "F03", Severity: finding.Pass, File: archive.ResultsFile, Line: row.Line,
+			out = append(out, finding.Finding{Rule: "summary", ID: "F03", Severity: finding.Pass, File: resultsFile, Line: row.Line,
 				Source: r.Source, Message: fmt.Sprintf("summary_comparison row of %s: %d fields exact against the tail", row.Run, len(row.Fields))})
 		}
 	}
 	if bad == 0 && len(strata) > 0 {
-		out = append(out, finding.Finding{Rule: "summary", ID: "F01", Severity: finding.Pass, File: archive.ResultsFile,
+		out = append(out, finding.Finding{Rule: "summary", ID: "F01", Severity: finding.Pass, File: resultsFile,
 			Message: fmt.Sprintf("perf dicts of all %d strata runs equal the independent parse (pure_gpu differs by 2-dp rounding only)", len(strata))})
 	}
 	if rowsBad == 0 && len(rows) > 0 {
-		out = append(out, finding.Finding{Rule: "summary", ID: "F01", Severity: finding.Pass, File: archive.ResultsFile,
+		out = append(out, finding.Finding{Rule: "summary", ID: "F01", Severity: finding.Pass, File: resultsFile,
 			Line: snapRowLine(rows), Message: fmt.Sprintf("summary_comparison: 0 mismatches in %d rows against the raw runs", len(rows))})
 	}
 	return out, nil
@@ -153,18 +154,19 @@ func snapRowLine(rows []*archive.Row) int {
 // comparePerf compares every field of a runner dict with the run's parsed
 // tail and returns the mismatches as fail findings.
 func comparePerf(c *Context, r *archive.Run, d *archive.Dict, path, id string) ([]finding.Finding, int) {
+	resultsFile := c.Snap.ResultsFile
 	ms := c.Metrics[r.Name]
 	var out []finding.Finding
 	for _, f := range d.Fields {
 		m, ok := ms.Get(f.Name)
 		if !ok {
-			out = append(out, finding.Finding{Rule: "summary", ID: id, Severity: finding.Fail, File: archive.ResultsFile, Line: f.Line,
+			out = append(out, finding.Finding{Rule: "summary", ID: id, Severity: finding.Fail, File: resultsFile, Line: f.Line,
 				Quote: f.Num.Text, Source: r.Source,
 				Message: fmt.Sprintf("%s.%s = %s, but the tail of run %s prints no %s", path, f.Name, f.Num.Text, r.Name, f.Name)})
 			continue
 		}
 		if eq, _ := fieldEqual(f.Name, f, m); !eq {
-			out = append(out, finding.Finding{Rule: "summary", ID: id, Severity: finding.Fail, File: archive.ResultsFile, Line: f.Line,
+			out = append(out, finding.Finding{Rule: "summary", ID: id, Severity: finding.Fail, File: resultsFile, Line: f.Line,
 				Quote: f.Num.Text, Raw: m.Num.Text, Source: fmt.Sprintf("%s line %d", r.Source, m.Line),
 				Message: fmt.Sprintf("run %s field %s: runner %s = %s, tail line %d prints %s", r.Name, f.Name, path, showField(f), m.Line, m.Num.Text)})
 		}
@@ -181,6 +183,7 @@ func showField(f archive.Field) string {
 
 // perfPass is the pass finding of a run whose perf equals its tail.
 func perfPass(c *Context, r *archive.Run, perf *archive.Dict, id string) finding.Finding {
+	resultsFile := c.Snap.ResultsFile
 	ms := c.Metrics[r.Name]
 	var notes []string
 	if f, ok := perf.Get(tail.PureGPUMsPerTok); ok {
@@ -212,7 +215,7 @@ func perfPass(c *Context, r *archive.Run, perf *archive.Dict, id string) finding
 		sort.Strings(notes)
 		msg += " (" + strings.Join(notes, "; ") + ")"
 	}
-	return finding.Finding{Rule: "summary", ID: id, Severity: finding.Pass, File: archive.ResultsFile, Line: perf.Line, Source: r.Source, Message: msg}
+	return finding.Finding{Rule: "summary", ID: id, Severity: finding.Pass, File: resultsFile, Line: perf.Line, Source: r.Source, Message: msg}
 }
 
 // numText returns the tail's printed text of a field's metric, or the

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
@@ -25,7 +24,7 @@ func copySnapshot(t *testing.T, name string, edits ...edit) string {
 type edit struct{ file, old, new string }
 
 // results edits the results JSON.
-func results(old, new string) edit { return edit{archive.ResultsFile, old, new} }
+func results(old, new string) edit { return edit{snaptest.ResultsFile, old, new} }
 
 // check audits a snapshot with one rule (and the rules below its name) and
 // returns the findings.
@@ -136,7 +135,7 @@ func TestSummaryDetectsChanges(t *testing.T) {
 func TestSummaryNoPerf(t *testing.T) {
 	// Removing a run's perf dict is caught, naming the run.
 	root := copySnapshot(t, "m5-v3")
-	p := filepath.Join(root, filepath.FromSlash(archive.ResultsFile))
+	p := filepath.Join(root, filepath.FromSlash(snaptest.ResultsFile))
 	s := snaptest.Read(t, p)
 	i := strings.Index(s, `    "strata_tf_q2_0_moce085_ja": {`)
 	if i < 0 {

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,10 +39,11 @@ func init() {
 }
 
 func checkTF(s *tfSet) []finding.Finding {
+	resultsFile := s.snap.ResultsFile
 	var out []finding.Finding
 	add := adder("tf", &out)
 	if len(s.runs) == 0 {
-		add(finding.Warn, "F32", archive.ResultsFile, 0, "", "", "", "no teacher-forcing runs (group %s) in the archive: nothing to check", archive.GroupTF)
+		add(finding.Warn, "F32", resultsFile, 0, "", "", "", "no teacher-forcing runs (group %s) in the archive: nothing to check", archive.GroupTF)
 		return out
 	}
 	vsrc := s.vocabFile
@@ -143,9 +143,10 @@ func (s *tfSet) macrosWithout() string {
 }
 
 func checkTFRun(s *tfSet, r *tfRun, add addFunc) {
+	resultsFile := s.snap.ResultsFile
 	cmd := strings.Join(r.run.Cmd, " ")
 	if r.flagErr != nil {
-		add(finding.Fail, "F32", archive.ResultsFile, r.run.Line, cmd, "", r.run.Source, "run %s: %v", r.run.Name, r.flagErr)
+		add(finding.Fail, "F32", resultsFile, r.run.Line, cmd, "", r.run.Source, "run %s: %v", r.run.Name, r.flagErr)
 		return
 	}
 	var problems []string
@@ -184,16 +185,17 @@ func checkTFRun(s *tfSet, r *tfRun, add addFunc) {
 	}
 	raw := fmt.Sprintf("--n-prompt %d --n-gen %d; %s", r.nPrompt, r.nGen, evalText)
 	if len(problems) > 0 {
-		add(finding.Fail, "F32", archive.ResultsFile, r.run.Line, cmd, raw, r.run.Source, "run %s: %s", r.run.Name, strings.Join(problems, "; "))
+		add(finding.Fail, "F32", resultsFile, r.run.Line, cmd, raw, r.run.Source, "run %s: %s", r.run.Name, strings.Join(problems, "; "))
 		return
 	}
-	add(finding.Pass, "F32", archive.ResultsFile, r.run.Line, cmd, raw, r.run.Source,
+	add(finding.Pass, "F32", resultsFile, r.run.Line, cmd, raw, r.run.Source,
 		"run %s: --n-prompt %d --n-gen %d and %s agree with %s (%d prompt + %d scored ids)",
 		r.run.Name, r.nPrompt, r.nGen, evalText, r.file.rel, l.Prompt(), l.Scored.Len())
 }
 
 func checkTFHash(s *tfSet, e *tfEntry, add addFunc) {
-	data, err := os.ReadFile(s.snap.Path(e.rel))
+	resultsFile := s.snap.ResultsFile
+	data, err := s.snap.ReadFile(e.rel)
 	if err != nil {
 		add(finding.Fail, "F32", e.rel, 0, "", "", "", "cannot hash: %v", err)
 		return
@@ -202,10 +204,10 @@ func checkTFHash(s *tfSet, e *tfEntry, add addFunc) {
 	got := hex.EncodeToString(sum[:])
 	rec := s.snap.Provenance.File(e.rel)
 	if rec == nil {
-		add(finding.Fail, "F32", e.rel, 0, "", "sha256 "+got, archive.ResultsFile+": provenance", "not in provenance: its hash was never recorded")
+		add(finding.Fail, "F32", e.rel, 0, "", "sha256 "+got, resultsFile+": provenance", "not in provenance: its hash was never recorded")
 		return
 	}
-	src := fmt.Sprintf("%s:%d: %s", archive.ResultsFile, rec.Line, rec.JSONPath)
+	src := fmt.Sprintf("%s:%d: %s", resultsFile, rec.Line, rec.JSONPath)
 	if !strings.EqualFold(rec.SHA256, got) || (rec.Bytes != 0 && rec.Bytes != int64(len(data))) {
 		add(finding.Fail, "F32", e.rel, 0, rec.SHA256, fmt.Sprintf("sha256 %s, %d bytes", got, len(data)), src,
 			"file on disk does not match provenance (sha256 %s, %d bytes recorded)", rec.SHA256, rec.Bytes)

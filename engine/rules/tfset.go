@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -91,7 +90,7 @@ func readTF(c *Context, pc *PlanCheck, pcErr error) (*tfSet, error) {
 		}
 		e, ok := byPath[rel]
 		if !ok {
-			data, err := os.ReadFile(c.Snap.Path(rel))
+			data, err := c.Snap.ReadFile(rel)
 			if err != nil {
 				return nil, fmt.Errorf("run %s: %w", r.Name, err)
 			}
@@ -134,11 +133,13 @@ func readTF(c *Context, pc *PlanCheck, pcErr error) (*tfSet, error) {
 // PLAN counts.
 func (s *tfSet) findClaim(c *Context, pc *PlanCheck, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		d, err := plan.Load(c.Snap.Path(PlanFile))
+		b, err := c.Snap.ReadFile(PlanFile)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		s.plan = d
+		if err == nil {
+			s.plan = plan.Parse(PlanFile, b)
+		}
 		return nil
 	}
 	if err != nil {

@@ -16,14 +16,15 @@ package runconf
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"os"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -255,7 +256,10 @@ func hashFile(snap *archive.Snapshot, name string) string {
 	if snap == nil {
 		return "(not read)"
 	}
-	b, err := os.ReadFile(snap.Path(name))
+	b, err := snap.ReadFile(name)
+	if errors.Is(err, snapfs.ErrOutside) {
+		return "(outside the snapshot: not read)"
+	}
 	if err != nil {
 		return "(unreadable: " + err.Error() + ")"
 	}

@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -22,7 +24,12 @@ func snapshot(t *testing.T) *archive.Snapshot {
 	if err := os.WriteFile(filepath.Join(root, "machine", "tmp", "p.txt"), []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &archive.Snapshot{Root: root}
+	fsys, err := snapfs.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fsys.Close() })
+	return &archive.Snapshot{Root: root, FS: fsys, Spec: &checkout.Spec{Machine: "machine"}}
 }
 
 const (

@@ -149,3 +149,12 @@ func Remove(t testing.TB, path string) {
 		t.Fatalf("snaptest: %v", err)
 	}
 }
+
+// Files of the strata fixture snapshots (fixtures/m5, fixtures/m5-v3), as
+// their strataspec.json names them; tests that damage a copy name them here.
+const (
+	ResultsFile  = "results/phase0_phase2_m5_validation.json"
+	ParityDir    = "results/route_parity"
+	SelfTestFile = "results/self_test.log"
+	MtimesFile   = "machine/mtimes.json"
+)

@@ -5,7 +5,8 @@
 //
 // Usage:
 //
-//	audit [-root DIR] [-format text|markdown|json|github] [-rules a,b]
+//	audit [-root DIR] [-format text|markdown|json|github|sarif|junit|html] [-rules a,b]
+//	      [-v] [-previous FILE] [-path-prefix PATH]
 //	audit -metrics [-root DIR] [-format text|json] [RUN…]
 //
 // -metrics lists every metric of every run (or of the runs named): run,
@@ -23,8 +24,8 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/report"
-	"github.com/strataspec/strataspec/engine/rules"
 )
 
 func main() {
@@ -42,8 +43,12 @@ func run(stdout, stderr io.Writer, args []string) int {
 	ruleList := fs.String("rules", "", "comma-separated rule `ids` (a prefix selects its sub-rules: plan = plan.*); empty for all")
 	list := fs.Bool("list", false, "list the rules and exit")
 	metrics := fs.Bool("metrics", false, "list every metric of every run (or of the runs named after the flags) and exit")
+	initDir := fs.String("init", "", "write a starter "+checkout.File+" for `dir` by inspecting it, and exit")
+	var rf reportFlags
+	rf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format text|markdown|json|github] [-rules a,b] [-list]\n       audit -metrics [-root DIR] [-format text|json] [RUN...]\n")
+		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format %s] [-rules a,b] [-v] [-previous FILE] [-path-prefix PATH] [-list] [-init DIR]\n", strings.Join(report.Formats(), "|"))
+		fmt.Fprintf(stderr, "       audit -metrics [-root DIR] [-format text|json] [RUN...]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -64,8 +69,11 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fs.Usage()
 		return 2
 	}
+	if *initDir != "" {
+		return runInit(stdout, stderr, *initDir)
+	}
 	if *list {
-		for _, r := range rules.All() {
+		for _, r := range audit.Rules() {
 			fmt.Fprintf(stdout, "%-16s %s\n", r.Name, r.Doc)
 		}
 		return 0
@@ -74,12 +82,20 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "audit: unknown -format %q (want one of %s)\n", *format, strings.Join(report.Formats(), ", "))
 		return 2
 	}
+	prev, err := rf.readPrevious()
+	if err != nil {
+		fmt.Fprintf(stderr, "audit: %v\n", err)
+		return 2
+	}
 	rep, err := audit.Audit(*root, *ruleList)
 	if err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2
 	}
-	if err := rep.Write(stdout, *format); err != nil {
+	if rf.previous != "" {
+		rep.Compare(rf.previous, prev)
+	}
+	if err := rep.WriteOptions(stdout, *format, rf.options(*root)); err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2
 	}

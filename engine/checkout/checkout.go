@@ -1,0 +1,447 @@
+// Package checkout reads a checkout's spec file: the one place where what
+// is specific to one project lives, as data. strataspec's Go code holds only
+// general logic; the spec file says where the runs are and how a run record
+// maps to name, argv, env, exit status, duration, tail and start time; which
+// program each run is (and so which parser reads its tail); metric lines of
+// log formats strataspec does not know; which audit finding id a check
+// reproduces; and each rule's own settings (tolerances, derivations, source
+// functions, manifests), which the rule's package decodes.
+//
+// The file is JSON, named strataspec.json at the checkout's root:
+//
+//	{
+//	  "plan": "PLAN.md",                  // default PLAN.md
+//	  "claims": "PLAN.claims",            // default PLAN.claims
+//	  "machine": "machine",               // folder standing for the audited machine's "/"
+//	  "results": [{                       // run records in JSON or JSON Lines
+//	    "file": "results/validation.json",  // a glob; .jsonl files are JSON Lines
+//	    "runs": "runs",                   // dotted path to the array of records ("" = top level)
+//	    "fields": {"name": "name", "argv": "cmd", "env": "env", "exit": "exit_code",
+//	               "duration": "duration_s", "tail": "output_tail", "start": "started_at",
+//	               "group": "group"}      // dotted paths inside a record; these are the defaults
+//	  }],
+//	  "logs": [{"glob": "runs/*.log"}],   // one run per log; optional sidecar runs/NAME.json
+//	  "bench": ["runs/*.bench.json"],     // llama-bench -o json / jsonl / csv / md output
+//	  "records": {"parity": "results/route_parity/*.log"},  // files a rule reads by kind
+//	  "programs": [{"match": "strata_window_cli", "parser": "strata"}],
+//	  "formats": {"mylog": [{"pattern": "^decode: (?P<ms>[0-9.]+) ms$",
+//	                         "metrics": {"ms": {"name": "decode_ms", "unit": "ms"}}}]},
+//	  "ids": {"plan.range": "F13", "compare.unlike/threads": "F17"},
+//	  "rules": {"parity": {"tolerance": 1e-6}}
+//	}
+//
+// Every key is optional; an unknown key is an error naming its line, as is
+// a key of "rules" that no rule claims. With no spec file the defaults
+// describe a folder of logs: runs/*.log with sidecars, and llama-bench
+// output in runs/.
+package checkout
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/snapfs"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+// File is the spec file's name at the checkout's root.
+const File = "strataspec.json"
+
+// Spec is a checkout's spec, with defaults filled in.
+type Spec struct {
+	// Path is the spec file as read ("" when the defaults were used).
+	Path     string                     `json:"-"`
+	Plan     string                     `json:"plan,omitempty"`
+	Claims   string                     `json:"claims,omitempty"`
+	Machine  string                     `json:"machine,omitempty"`
+	Results  []Results                  `json:"results,omitempty"`
+	Logs     []Logs                     `json:"logs,omitempty"`
+	Bench    []string                   `json:"bench,omitempty"`
+	Records  map[string]string          `json:"records,omitempty"`
+	Programs []Program                  `json:"programs,omitempty"`
+	Formats  map[string][]LinePattern   `json:"formats,omitempty"`
+	IDs      map[string]string          `json:"ids,omitempty"`
+	Rules    map[string]json.RawMessage `json:"rules,omitempty"`
+
+	data     []byte
+	lines    []int // offsets of line starts in the spec file
+	compiled map[string][]tail.Pattern
+}
+
+// Results says where run records are and how one maps to a run.
+type Results struct {
+	File   string `json:"file"`            // a glob, relative to the root
+	Runs   string `json:"runs,omitempty"`  // dotted path to the array of records
+	Fields Fields `json:"fields,omitzero"` // where each part of a run is in a record
+}
+
+// Fields are dotted paths inside one run record. Empty entries take the
+// defaults (DefaultFields).
+type Fields struct {
+	Name     string `json:"name,omitempty"`
+	Argv     string `json:"argv,omitempty"` // an array of strings, or one command line
+	Env      string `json:"env,omitempty"`  // an object, or null for a run carried over
+	Exit     string `json:"exit,omitempty"`
+	Duration string `json:"duration,omitempty"` // seconds
+	Tail     string `json:"tail,omitempty"`
+	Start    string `json:"start,omitempty"` // RFC 3339
+	Group    string `json:"group,omitempty"`
+}
+
+// DefaultFields are the key names strataspec looks for when a spec names
+// none: the strata runner's, which are also the plainest English ones.
+func DefaultFields() Fields {
+	return Fields{Name: "name", Argv: "cmd", Env: "env", Exit: "exit_code", Duration: "duration_s",
+		Tail: "output_tail", Start: "start", Group: "group"}
+}
+
+// Logs says where plain log files are: each file matching Glob is one run
+// named by its base name without extension; an optional sidecar (the same
+// path with Sidecar, default ".json", in place of the extension) holds the
+// run's argv, env, exit, duration and start with the Fields key names.
+type Logs struct {
+	Glob    string `json:"glob"`
+	Sidecar string `json:"sidecar,omitempty"`
+	Fields  Fields `json:"fields,omitzero"`
+}
+
+// Program maps argv[0] to a parser. Match is a glob on argv[0]'s base name
+// (path.Match syntax; ".exe" is stripped first).
+type Program struct {
+	Match  string `json:"match"`
+	Parser string `json:"parser"`
+}
+
+// LinePattern teaches strataspec one metric line of a log format: a regular
+// expression with named groups, and for each group the metric it yields.
+type LinePattern struct {
+	Pattern string                `json:"pattern"`
+	Metrics map[string]MetricSpec `json:"metrics"`
+}
+
+// MetricSpec names the metric a pattern group yields, and its unit.
+type MetricSpec struct {
+	Name string `json:"name"`
+	Unit string `json:"unit,omitempty"`
+}
+
+// Parsers built into strataspec, by name.
+const (
+	ParserStrata     = "strata"           // the strata window CLI's log
+	ParserLlamaCpp   = "llama.cpp"        // llama-cli, llama-completion, main, …
+	ParserBench      = "llama-bench"      // llama-bench output
+	ParserPerplexity = "llama-perplexity" // llama-perplexity, perplexity
+	ParserServer     = "llama-server"     // llama-server, server
+)
+
+// DefaultPrograms are the programs strataspec knows without a spec: the
+// strata window CLI and every llama.cpp binary name, old and new. A spec's
+// programs are tried first.
+func DefaultPrograms() []Program {
+	return []Program{
+		{Match: "strata_window_cli*", Parser: ParserStrata},
+		{Match: "llama-bench", Parser: ParserBench},
+		{Match: "llama-perplexity", Parser: ParserPerplexity},
+		{Match: "perplexity", Parser: ParserPerplexity},
+		{Match: "llama-server", Parser: ParserServer},
+		{Match: "server", Parser: ParserServer},
+		{Match: "llama-cli", Parser: ParserLlamaCpp},
+		{Match: "llama-completion", Parser: ParserLlamaCpp},
+		{Match: "llama-simple", Parser: ParserLlamaCpp},
+		{Match: "llama-speculative", Parser: ParserLlamaCpp},
+		{Match: "main", Parser: ParserLlamaCpp},
+		{Match: "llama-*", Parser: ParserLlamaCpp},
+	}
+}
+
+// Default returns the spec used when a checkout has no spec file: a folder
+// of logs (runs/*.log with sidecars) and llama-bench output in runs/.
+func Default() *Spec {
+	s := &Spec{Logs: []Logs{{Glob: "runs/*.log"}}, Bench: []string{"runs/*.bench.json", "runs/*.bench.jsonl", "runs/*.bench.csv", "runs/*.bench.md"}}
+	s.fill()
+	return s
+}
+
+func (s *Spec) fill() {
+	if s.Plan == "" {
+		s.Plan = "PLAN.md"
+	}
+	if s.Claims == "" {
+		s.Claims = "PLAN.claims"
+	}
+	for i := range s.Results {
+		s.Results[i].Fields = s.Results[i].Fields.withDefaults()
+	}
+	for i := range s.Logs {
+		s.Logs[i].Fields = s.Logs[i].Fields.withDefaults()
+		if s.Logs[i].Sidecar == "" {
+			s.Logs[i].Sidecar = ".json"
+		}
+	}
+}
+
+func (f Fields) withDefaults() Fields {
+	d := DefaultFields()
+	for _, p := range []struct{ v, def *string }{{&f.Name, &d.Name}, {&f.Argv, &d.Argv}, {&f.Env, &d.Env},
+		{&f.Exit, &d.Exit}, {&f.Duration, &d.Duration}, {&f.Tail, &d.Tail}, {&f.Start, &d.Start}, {&f.Group, &d.Group}} {
+		if *p.v == "" {
+			*p.v = *p.def
+		}
+	}
+	return f
+}
+
+// Error is a problem in the spec file at a line.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+// Parse reads a spec file's bytes. file names it in errors.
+func Parse(file string, data []byte) (*Spec, error) {
+	s := &Spec{Path: file, data: data, lines: lineStarts(data)}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(s); err != nil {
+		return nil, s.jsonError(data, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &Error{File: file, Line: s.line(int(dec.InputOffset())), Msg: "unexpected data after the spec object"}
+	}
+	if err := s.validate(data); err != nil {
+		return nil, err
+	}
+	s.fill()
+	return s, nil
+}
+
+func lineStarts(b []byte) []int {
+	out := []int{0}
+	for i, c := range b {
+		if c == '\n' {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+func (s *Spec) line(off int) int {
+	n, _ := slices.BinarySearch(s.lines, off+1)
+	return n
+}
+
+var unknownField = regexp.MustCompile(`unknown field "([^"]*)"`)
+
+func (s *Spec) jsonError(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return &Error{File: s.Path, Line: s.line(int(se.Offset) - 1), Msg: "JSON syntax error: " + se.Error()}
+	case errors.As(err, &te):
+		where := te.Field
+		if where == "" {
+			where = "value"
+		}
+		return &Error{File: s.Path, Line: s.line(int(te.Offset) - 1), Msg: fmt.Sprintf("%s: want %s, found %s", where, te.Type, te.Value)}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &Error{File: s.Path, Line: s.line(len(data)), Msg: "unexpected end of JSON (truncated file?)"}
+	}
+	if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
+		key := m[1]
+		if i := strings.LastIndex(key, "."); i >= 0 {
+			key = key[i+1:]
+		}
+		off := bytes.Index(data, []byte(`"`+key+`"`))
+		return &Error{File: s.Path, Line: s.line(max(off, 0)), Msg: fmt.Sprintf("unknown key %q (see the engine/checkout package doc for the spec format)", m[1])}
+	}
+	return &Error{File: s.Path, Msg: err.Error()}
+}
+
+// lineOf returns the line of the first occurrence of a JSON string in the
+// file, for errors about a value already decoded.
+func (s *Spec) lineOf(data []byte, str string) int {
+	b, _ := json.Marshal(str)
+	off := bytes.Index(data, b)
+	if off < 0 {
+		return 0
+	}
+	return s.line(off)
+}
+
+func (s *Spec) validate(data []byte) error {
+	errf := func(str, format string, args ...any) error {
+		return &Error{File: s.Path, Line: s.lineOf(data, str), Msg: fmt.Sprintf(format, args...)}
+	}
+	for _, p := range append([]string{s.Plan, s.Claims, s.Machine}, s.Bench...) {
+		if p != "" && !relative(p) {
+			return errf(p, "path %q must be relative to the checkout and stay inside it", p)
+		}
+	}
+	for _, r := range s.Results {
+		if r.File == "" {
+			return errf("results", `a "results" entry needs "file"`)
+		}
+		if !relative(r.File) {
+			return errf(r.File, "path %q must be relative to the checkout and stay inside it", r.File)
+		}
+	}
+	for _, l := range s.Logs {
+		if l.Glob == "" || !relative(l.Glob) {
+			return errf("logs", "a logs glob must be a relative path inside the checkout, found %q", l.Glob)
+		}
+	}
+	for k, g := range s.Records {
+		if !relative(g) {
+			return errf(g, "records.%s: path %q must be relative to the checkout and stay inside it", k, g)
+		}
+	}
+	for _, p := range s.Programs {
+		if p.Match == "" || p.Parser == "" {
+			return errf("programs", `a "programs" entry needs "match" and "parser"`)
+		}
+		if _, err := path.Match(p.Match, ""); err != nil {
+			return errf(p.Match, "programs: bad pattern %q: %v", p.Match, err)
+		}
+		if !s.knownParser(p.Parser) {
+			return errf(p.Parser, "programs: unknown parser %q (built in: %s; or a name under \"formats\")", p.Parser, strings.Join(builtinParsers(), ", "))
+		}
+	}
+	s.compiled = map[string][]tail.Pattern{}
+	for name, pats := range s.Formats {
+		if slices.Contains(builtinParsers(), name) {
+			return errf(name, "formats: %q is a built-in parser's name", name)
+		}
+		for _, lp := range pats {
+			cp, err := compile(lp)
+			if err != nil {
+				return errf(lp.Pattern, "formats.%s: %v", name, err)
+			}
+			s.compiled[name] = append(s.compiled[name], cp)
+		}
+	}
+	for k, id := range s.IDs {
+		if k == "" || id == "" {
+			return errf(id, "ids: empty rule or id")
+		}
+	}
+	return nil
+}
+
+func builtinParsers() []string {
+	return []string{ParserStrata, ParserLlamaCpp, ParserBench, ParserPerplexity, ParserServer}
+}
+
+func (s *Spec) knownParser(name string) bool {
+	if slices.Contains(builtinParsers(), name) {
+		return true
+	}
+	_, ok := s.Formats[name]
+	return ok
+}
+
+// relative reports whether p is a relative slash path that stays inside
+// the checkout.
+func relative(p string) bool {
+	if p == "" || path.IsAbs(p) || strings.HasPrefix(p, "\\") || strings.Contains(p, ":") {
+		return false
+	}
+	c := path.Clean(p)
+	return c != ".." && !strings.HasPrefix(c, "../")
+}
+
+// ParserFor returns the parser for a run's argv[0]: the spec's programs
+// first, then the defaults. ok is false when no program matches.
+func (s *Spec) ParserFor(argv0 string) (parser string, ok bool) {
+	base := path.Base(strings.ReplaceAll(argv0, "\\", "/"))
+	base = strings.TrimSuffix(base, ".exe")
+	for _, p := range append(slices.Clone(s.Programs), DefaultPrograms()...) {
+		if m, _ := path.Match(p.Match, base); m {
+			return p.Parser, true
+		}
+	}
+	return "", false
+}
+
+// Rule decodes the rule's settings ("rules": {name: …}) into v, strictly.
+// It returns false when the spec has none for the rule.
+func (s *Spec) Rule(name string, v any) (bool, error) {
+	raw, ok := s.Rules[name]
+	if !ok {
+		return false, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return true, &Error{File: s.Path, Line: s.ruleLine(name), Msg: fmt.Sprintf("rules.%s: %v", name, err)}
+	}
+	return true, nil
+}
+
+// ruleLine finds the rule's key again by its quoted name: good enough for a
+// message, since keys are unique in "rules".
+func (s *Spec) ruleLine(name string) int { return s.lineOf(s.data, name) }
+
+// Patterns returns the compiled line patterns of a format declared under
+// "formats", nil for a built-in parser.
+func (s *Spec) Patterns(format string) []tail.Pattern { return s.compiled[format] }
+
+func compile(lp LinePattern) (tail.Pattern, error) {
+	re, err := regexp.Compile(lp.Pattern)
+	if err != nil {
+		return tail.Pattern{}, fmt.Errorf("bad pattern %q: %v", lp.Pattern, err)
+	}
+	if len(lp.Metrics) == 0 {
+		return tail.Pattern{}, fmt.Errorf("pattern %q yields no metric (add \"metrics\")", lp.Pattern)
+	}
+	p := tail.Pattern{Re: re, Groups: map[string]tail.PatternMetric{}}
+	for g, m := range lp.Metrics {
+		if re.SubexpIndex(g) < 0 {
+			return tail.Pattern{}, fmt.Errorf("pattern %q has no group named %q", lp.Pattern, g)
+		}
+		if m.Name == "" {
+			return tail.Pattern{}, fmt.Errorf("pattern %q: group %q needs a metric name", lp.Pattern, g)
+		}
+		p.Groups[g] = tail.PatternMetric{Name: m.Name, Unit: m.Unit}
+	}
+	return p, nil
+}
+
+// ID returns the audit finding id a spec gives a rule's check: "rule/check"
+// first, then "rule".
+func (s *Spec) ID(rule, check string) string {
+	if check != "" {
+		if id, ok := s.IDs[rule+"/"+check]; ok {
+			return id
+		}
+	}
+	return s.IDs[rule]
+}
+
+// Load reads the checkout's spec file through fsys, or returns the
+// defaults when it has none.
+func Load(fsys *snapfs.FS) (*Spec, error) {
+	if !fsys.Exists(File) {
+		return Default(), nil
+	}
+	data, err := fsys.ReadFile(File, snapfs.LimitText)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(File, data)
+}

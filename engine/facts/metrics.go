@@ -1,0 +1,70 @@
+package facts
+
+import (
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/llamacpp"
+	"github.com/strataspec/strataspec/engine/tail"
+	"strings"
+)
+
+// RunMetrics are the metrics parsed from every run's tail, by run name.
+// A tail that parses with errors keeps them in its Metrics; a run whose
+// program has no parser gets Metrics with one error saying so.
+var RunMetrics = NewKey("run metrics", func(s *Set) (map[string]*tail.Metrics, error) {
+	out := make(map[string]*tail.Metrics, len(s.Snap.Runs))
+	for _, r := range s.Snap.Runs {
+		out[r.Name] = ParseRun(s.Snap.Spec, r)
+	}
+	return out, nil
+})
+
+// RecordMetrics are the metrics of the records beside the runs (route_parity
+// logs, the self-test output), by file. They are kept apart from runs: a
+// run named like a record's file cannot replace its metrics.
+var RecordMetrics = NewKey("record metrics", func(s *Set) (map[string]*tail.Metrics, error) {
+	out := map[string]*tail.Metrics{}
+	for _, rec := range s.Snap.Parity {
+		out[rec.File] = tail.ParseRouteParity(rec.File, rec.Text)
+	}
+	if rec := s.Snap.SelfTest; rec != nil {
+		out[rec.File] = tail.ParseSelfTest(rec.File, rec.Text)
+	}
+	return out, nil
+})
+
+// ParseRun parses a run's tail with the parser the spec gives its program:
+// a declared log format, strata's window CLI, or llama.cpp's (with
+// llama-perplexity's statistics for that program). The runner's appended
+// lines (memory, disk), when a runner appended them, are read too.
+func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
+	if spec == nil {
+		spec = checkout.Default()
+	}
+	var ms *tail.Metrics
+	switch r.Parser {
+	case checkout.ParserStrata:
+		return tail.ParseStrata(r.Source, r.Tail)
+	case checkout.ParserLlamaCpp:
+		ms = llamacpp.ParseProgram(llamacpp.ProgramCLI, r.Source, r.Tail)
+	case checkout.ParserServer:
+		ms = llamacpp.ParseProgram(llamacpp.ProgramServer, r.Source, r.Tail)
+	case checkout.ParserBench:
+		ms = llamacpp.ParseProgram(llamacpp.ProgramBench, r.Source, r.Tail)
+	case checkout.ParserPerplexity:
+		ms = llamacpp.ParseProgram(llamacpp.ProgramPerplexity, r.Source, r.Tail)
+	case "":
+		ms = &tail.Metrics{Source: r.Source}
+		prog := "(no argv recorded)"
+		if len(r.Cmd) > 0 {
+			prog = r.Cmd[0]
+		}
+		ms.Errors = append(ms.Errors, &tail.Error{File: r.Source, Msg: "no parser for program " + prog + ": declare it under \"programs\" in " + checkout.File})
+	default:
+		ms = tail.ParsePatterns(r.Source, r.Tail, spec.Patterns(r.Parser))
+	}
+	if !strings.Contains(r.Tail, "[runner] ") {
+		return ms // no validation-runner lines appended: nothing more to read
+	}
+	return tail.Merge(ms, tail.ParseRunner(r.Source, r.Tail))
+}

@@ -1,0 +1,48 @@
+package facts
+
+import (
+	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+// PlanCheck is the plan gate's shared input: the plan, the claims table and
+// the check of one against the other over every run's and record's metrics.
+type PlanCheck struct {
+	Doc    *plan.Doc
+	Table  *claims.Table
+	Env    *claims.Env
+	Result *claims.Result
+}
+
+// Gate is the plan checked against its claims table: computed once, read by
+// the plan rules and by every rule that needs the claims rows or the plan's
+// caveats (comparisons, KLD, TF).
+var Gate = NewKey("plan check", func(s *Set) (*PlanCheck, error) {
+	doc, err := Get(s, Plan)
+	if err != nil {
+		return nil, err
+	}
+	t, err := Get(s, Claims)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := Get(s, RunMetrics)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := Get(s, RecordMetrics)
+	if err != nil {
+		return nil, err
+	}
+	env := &claims.Env{Metrics: make(map[string]*tail.Metrics, len(runs)+len(recs)), Table: t}
+	for _, r := range s.Snap.Runs {
+		env.Names = append(env.Names, r.Name)
+		env.Metrics[r.Name] = runs[r.Name]
+	}
+	for _, rec := range s.Snap.Parity {
+		env.Names = append(env.Names, rec.File)
+		env.Metrics[rec.File] = recs[rec.File]
+	}
+	return &PlanCheck{Doc: doc, Table: t, Env: env, Result: claims.Check(doc, t, env)}, nil
+})

@@ -1,0 +1,16 @@
+// Package all lists every analyzer of every rule family, in report order.
+// It is the one place that knows the families; the driver and tools take
+// their rules from here.
+package all
+
+import (
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/rules/runs"
+)
+
+// Analyzers returns every analyzer, families in report order.
+func Analyzers() []*analysis.Analyzer {
+	return []*analysis.Analyzer{
+		runs.Parse,
+	}
+}

@@ -1,0 +1,99 @@
+// Package runs holds the rules about the runs themselves: that every run's
+// output was understood. (The runner's own tables and comparisons between
+// runs join this family as they move out of the legacy rules package.)
+package runs
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/finding"
+)
+
+// Parse reports every run whose output was not understood: a program no
+// parser is declared for, a tail of a known program that yields no metric,
+// and every line that looked like a metric line and did not parse. Silence
+// is the worst answer a checker can give.
+var Parse = &analysis.Analyzer{
+	Name:   "runs.parse",
+	Doc:    "every run's output is understood: a known program, metrics found, no malformed metric line",
+	Family: analysis.FamilyRuns,
+	Fix:    "declare the program's parser (or its log format) in " + checkout.File + ", or archive the run's whole output",
+	Facts:  []facts.Kind{facts.Snapshot, facts.RunMetrics},
+	Run:    runParse,
+}
+
+func runParse(p *analysis.Pass) (any, error) {
+	snap, err := analysis.Fact(p, facts.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	if len(snap.Runs) == 0 {
+		return nil, analysis.NotApplicable("the snapshot has no runs")
+	}
+	ms, err := analysis.Fact(p, facts.RunMetrics)
+	if err != nil {
+		return nil, err
+	}
+	ok := 0
+	for _, r := range snap.Runs {
+		m := ms[r.Name]
+		switch {
+		case r.Parser == "":
+			prog := "no argv recorded"
+			if len(r.Cmd) > 0 {
+				prog = r.Cmd[0]
+			}
+			p.Report(finding.Finding{Severity: finding.Warn, Check: "program", File: r.File, Line: r.Line, Quote: prog, Source: r.Source,
+				Message: fmt.Sprintf("run %s: no parser for program %q: its output is not read", r.Name, prog)})
+		case m == nil || len(m.List) == 0:
+			p.Report(finding.Finding{Severity: finding.Fail, Check: "empty", File: r.File, Line: r.Line, Quote: lastLine(r), Source: r.Source,
+				Message: fmt.Sprintf("run %s (%s): its output yields no metric; last line: %q", r.Name, r.Parser, lastLine(r))})
+		default:
+			ok++
+		}
+		if m == nil {
+			continue
+		}
+		for _, e := range m.Errors {
+			if e.Line == 0 && r.Parser == "" {
+				continue // said above
+			}
+			p.Report(finding.Finding{Severity: finding.Fail, Check: "line", File: r.File, Line: r.Line, Source: r.Source,
+				Quote: tailLine(r, e.Line), Message: fmt.Sprintf("run %s: %s", r.Name, e.Error())})
+		}
+	}
+	p.Report(finding.Finding{Severity: finding.Pass, Check: "runs", Source: snap.ResultsFile,
+		Message: fmt.Sprintf("%d of %d runs yield metrics from a known program's output", ok, len(snap.Runs))})
+	return nil, nil
+}
+
+func lastLine(r *archive.Run) string {
+	t := strings.TrimRight(r.Tail, "\n")
+	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
+		t = t[i+1:]
+	}
+	if len(t) > 120 {
+		t = t[:120] + "…"
+	}
+	return t
+}
+
+func tailLine(r *archive.Run, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	lines := strings.SplitN(r.Tail, "\n", n+1)
+	if n > len(lines) {
+		return ""
+	}
+	l := lines[n-1]
+	if len(l) > 120 {
+		l = l[:120] + "…"
+	}
+	return l
+}

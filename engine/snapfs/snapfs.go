@@ -1,0 +1,275 @@
+// Package snapfs is the one place the audit reads a snapshot's files. A
+// snapshot is untrusted input (a pull request may hold anything), so every
+// read goes through an FS confined to the snapshot root with os.Root:
+// no path, ".." or symbolic link reaches outside it. Only regular files are
+// read, each kind of input with its size limit, and a file that is not
+// regular (a FIFO, a device, a directory) is refused before it is opened for
+// reading, so a FIFO cannot block the audit.
+//
+// Errors name the file by its path relative to the root and never quote the
+// content of a file outside it.
+package snapfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// Size limits per kind of input. They are generous for real data (the
+// largest real inputs are output tails of a few megabytes and results files
+// of tens) and small enough that a hostile snapshot cannot exhaust memory.
+const (
+	LimitText    int64 = 64 << 20  // PLAN.md, PLAN.claims, sources, spec files
+	LimitResults int64 = 512 << 20 // results JSON / JSONL, logs
+	LimitData    int64 = 256 << 20 // prompts, token files, vocabularies
+)
+
+// FS reads files below one directory and nowhere else.
+type FS struct {
+	dir  string
+	root *os.Root
+}
+
+// Open returns an FS confined to dir.
+func Open(dir string) (*FS, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot root: %w", err)
+	}
+	return &FS{dir: dir, root: r}, nil
+}
+
+// Dir returns the directory the FS was opened on, as given.
+func (f *FS) Dir() string { return f.dir }
+
+// Close releases the root's directory handle.
+func (f *FS) Close() error { return f.root.Close() }
+
+// Error is a refused or failed read, naming the file relative to the root.
+type Error struct {
+	File string // relative to the snapshot root, slash-separated
+	Msg  string
+	Err  error // the underlying error, if any
+}
+
+func (e *Error) Error() string { return e.File + ": " + e.Msg }
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrOutside is matched (errors.Is) by an Error for a path outside the root.
+var ErrOutside = errors.New("outside the snapshot")
+
+// Clean checks that rel names a place inside the root and returns it
+// cleaned and slash-separated. Absolute paths and paths that climb out with
+// ".." are refused with ErrOutside.
+func Clean(rel string) (string, error) {
+	if rel == "" {
+		return "", &Error{File: rel, Msg: "empty path"}
+	}
+	p := filepath.ToSlash(rel)
+	if path.IsAbs(p) || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "" {
+		return "", &Error{File: rel, Msg: "absolute path: outside the snapshot, not read", Err: ErrOutside}
+	}
+	c := path.Clean(p)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", &Error{File: rel, Msg: "climbs out of the snapshot: not read", Err: ErrOutside}
+	}
+	return c, nil
+}
+
+func (f *FS) wrap(rel string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	msg := "cannot be read"
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "does not exist"
+	case errors.Is(err, fs.ErrPermission):
+		msg = "permission denied"
+	case strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes"):
+		// os.Root's error for a link or path that leaves the root.
+		return &Error{File: rel, Msg: "leads outside the snapshot (through a symbolic link or ..): not read", Err: ErrOutside}
+	}
+	// The OS error's text names the path we gave, which is relative to
+	// the root; keep only its final cause.
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &Error{File: rel, Msg: msg + ": " + pe.Err.Error(), Err: err}
+	}
+	return &Error{File: rel, Msg: msg, Err: err}
+}
+
+// Stat returns the file's information, following links inside the root.
+func (f *FS) Stat(rel string) (fs.FileInfo, error) {
+	c, err := Clean(rel)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.root.Stat(c)
+	if err != nil {
+		return nil, f.wrap(c, err)
+	}
+	return st, nil
+}
+
+// Exists reports whether rel names something inside the root. A path
+// outside the root does not exist for the audit.
+func (f *FS) Exists(rel string) bool {
+	_, err := f.Stat(rel)
+	return err == nil
+}
+
+// ReadFile reads the regular file rel, refusing anything else and any file
+// larger than limit bytes.
+func (f *FS) ReadFile(rel string, limit int64) ([]byte, error) {
+	c, err := Clean(rel)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.root.Stat(c)
+	if err != nil {
+		return nil, f.wrap(c, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &Error{File: c, Msg: fmt.Sprintf("not a regular file (%s): not read", kind(st.Mode()))}
+	}
+	if st.Size() > limit {
+		return nil, &Error{File: c, Msg: fmt.Sprintf("%d bytes, over the limit of %d for this kind of input", st.Size(), limit)}
+	}
+	// O_NONBLOCK: if the file was swapped for a FIFO since the Stat, the
+	// open does not wait for a writer; the Stat below refuses it.
+	h, err := f.root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, f.wrap(c, err)
+	}
+	defer h.Close()
+	hst, err := h.Stat()
+	if err != nil {
+		return nil, f.wrap(c, err)
+	}
+	if !hst.Mode().IsRegular() {
+		return nil, &Error{File: c, Msg: fmt.Sprintf("not a regular file (%s): not read", kind(hst.Mode()))}
+	}
+	b, err := io.ReadAll(io.LimitReader(h, limit+1))
+	if err != nil {
+		return nil, f.wrap(c, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, &Error{File: c, Msg: fmt.Sprintf("over the limit of %d bytes for this kind of input", limit)}
+	}
+	return b, nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return m.Type().String()
+}
+
+// Glob returns the names inside the root matching the slash-separated
+// pattern (path.Match syntax, plus "**" for any number of directories),
+// sorted. Symbolic links are listed as found; reading one that leads
+// outside fails in ReadFile.
+func (f *FS) Glob(pattern string) ([]string, error) {
+	c, err := Clean(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.Contains(c, "**") {
+		m, err := fs.Glob(f.root.FS(), c)
+		if err != nil {
+			return nil, &Error{File: pattern, Msg: "bad pattern", Err: err}
+		}
+		return m, nil
+	}
+	var out []string
+	err = fs.WalkDir(f.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable directory matches nothing
+		}
+		if ok, _ := MatchPath(c, p); ok && !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, &Error{File: pattern, Msg: "walk", Err: err}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// MatchPath reports whether the slash-separated name matches pattern, where
+// "**" as a whole element matches any number of elements and other elements
+// match as path.Match does.
+func MatchPath(pattern, name string) (bool, error) {
+	return matchParts(strings.Split(pattern, "/"), strings.Split(name, "/"))
+}
+
+func matchParts(ps, ns []string) (bool, error) {
+	for len(ps) > 0 {
+		if ps[0] == "**" {
+			for i := 0; i <= len(ns); i++ {
+				if ok, err := matchParts(ps[1:], ns[i:]); ok || err != nil {
+					return ok, err
+				}
+			}
+			return false, nil
+		}
+		if len(ns) == 0 {
+			return false, nil
+		}
+		ok, err := path.Match(ps[0], ns[0])
+		if !ok || err != nil {
+			return false, err
+		}
+		ps, ns = ps[1:], ns[1:]
+	}
+	return len(ns) == 0, nil
+}
+
+// Resolve maps a path as a run recorded it (an argv entry, a provenance
+// path) to a path inside the snapshot. A relative path is taken relative to
+// the root. An absolute path is looked up under machineDir (the folder that
+// stands for the audited machine's file system root, itself inside the
+// root), when one is declared. ok is false for a path that leads outside:
+// such a path is data to report, never to open.
+func Resolve(recorded, machineDir string) (rel string, ok bool) {
+	p := filepath.ToSlash(recorded)
+	if path.IsAbs(p) {
+		if machineDir == "" {
+			return "", false
+		}
+		c := path.Clean(p) // "/../../etc" cleans to "/etc": inside machineDir
+		p = path.Join(machineDir, c)
+		if _, err := Clean(machineDir); err != nil {
+			return "", false
+		}
+	}
+	c, err := Clean(p)
+	if err != nil {
+		return "", false
+	}
+	return c, true
+}

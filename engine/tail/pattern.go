@@ -1,0 +1,62 @@
+package tail
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/num"
+)
+
+// Pattern is one metric line of a log format a checkout declares: a
+// regular expression with named groups and the metric each group yields.
+type Pattern struct {
+	Re     *regexp.Regexp
+	Groups map[string]PatternMetric // by group name
+}
+
+// PatternMetric is the metric a pattern group yields.
+type PatternMetric struct {
+	Name string
+	Unit string
+}
+
+// ParsePatterns reads a tail with a checkout's declared patterns: every line
+// a pattern matches yields its groups' metrics. A group that matched text
+// that is not a number is an error naming the line.
+func ParsePatterns(source, text string, pats []Pattern) *Metrics {
+	ms := &Metrics{Source: source}
+	n := 0
+	for len(text) > 0 {
+		n++
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		line = strings.TrimSuffix(line, "\r")
+		for _, p := range pats {
+			m := p.Re.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			names := make([]string, 0, len(p.Groups))
+			for g := range p.Groups {
+				names = append(names, g)
+			}
+			sort.Strings(names)
+			for _, g := range names {
+				pm := p.Groups[g]
+				txt := m[p.Re.SubexpIndex(g)]
+				v, err := num.Parse(txt)
+				if err != nil {
+					ms.Errors = append(ms.Errors, &Error{File: source, Line: n, Msg: "group " + g + ": " + err.Error()})
+					continue
+				}
+				ms.Add(Metric{Name: pm.Name, Num: v, Unit: pm.Unit, Line: n})
+			}
+		}
+	}
+	return ms
+}
