@@ -1,8 +1,21 @@
-// Package llamacpp reads the performance summaries that llama.cpp's programs
-// print at the end of a run, in every generation of their format, from a
-// run's raw output tail.
+// Package llamacpp reads what llama.cpp's programs print about speed and
+// quality, in every generation of their formats, from a run's raw output:
 //
-// # Formats
+//	Program       which program an argv[0] runs (main, llama-cli, server, …)
+//	ParseProgram  a tail of a known program, with that program's parsers
+//	Parse         the performance summaries (llamacpp.go)
+//	ParseBench    llama-bench's markdown, JSON, JSONL and CSV (bench.go)
+//	ParsePerplexity  llama-perplexity's chunks, final estimate, KLD blocks (perplexity.go)
+//	ParseServer   llama-server's timing logs and timings objects (server.go)
+//
+// Every parser is a pure function of a source name and the text; none opens
+// a file. A line that starts like one of these outputs and does not read is
+// an error naming the line, never skipped; a known program's tail with no
+// metric at all is an error too (ParseProgram, NoMetric). Real outputs of
+// every generation are in testdata/corpus, each with the golden of its
+// parse.
+//
+// # Summary formats
 //
 // A summary line is "<prefix>: <label> = <value> <unit> [/ <count> <word>]
 // [(<ms> ms per token[, <rate> tokens per second])]", where the prefix names

@@ -104,3 +104,36 @@ func TestParsePerplexityFormats(t *testing.T) {
 		}
 	}
 }
+
+// Every program's parsers take any input without a panic; every error
+// names the source and a line of the input (or 0 for the whole tail), and
+// every metric's line exists.
+func FuzzParseProgram(f *testing.F) {
+	for _, s := range []string{
+		"[\n  {\"build_commit\": \"a\", \"n_prompt\": 512, \"n_gen\": 0, \"avg_ts\": 1, \"samples_ts\": [ 1, 2 ]}\n]\n",
+		"| model | test | t/s |\n|---|---|---|\n| m | pp512 | 1.0 ± 0.1 |\nbuild: a (1)\n",
+		"build_commit,n_prompt,n_gen,avg_ts\n\"a\",\"1\",\"0\",\"2\"\n",
+		"slot print_timing: id  0 | task 0 | \nprompt eval time = 1.0 ms / 2 tokens (0.5 ms per token, 2.0 tokens per second)\n",
+		`{"timings":{"prompt_n":1,"predicted_per_second":2.5}}`,
+		"[1]4.1,[2]5.2,\nFinal estimate: PPL = 5.2 +/- 0.1\n===== KL-divergence statistics\nAverage: 0.1 ± 0.01\n",
+		"llama_perf_print:        load time =      12.75 ms\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := strings.Count(s, "\n") + 1
+		for _, prog := range Programs() {
+			ms := ParseProgram(prog, "fuzz", s)
+			for _, e := range ms.Errors {
+				if e.File != "fuzz" || e.Line < 0 || e.Line > n {
+					t.Fatalf("%s: error %v outside the input's %d lines", prog, e, n)
+				}
+			}
+			for _, m := range ms.List {
+				if m.Line < 1 || m.Line > n {
+					t.Fatalf("%s: metric %s at line %d outside the input's %d lines", prog, m.Name, m.Line, n)
+				}
+			}
+		}
+	})
+}
