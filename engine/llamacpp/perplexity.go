@@ -41,6 +41,14 @@ import (
 // percentile); every line is matched by its label, not its position, and
 // both are kept as printed.
 //
+// With --kl-divergence every chunk prints a row of running estimates under a
+// header naming its columns, "x ± y" each (2024: "chunk PPL
+// ln(PPL(Q)/PPL(base)) KL-Divergence Same top", the last a fraction; later
+// "… KL Divergence Δp RMS Same top p", the last two in %). Each column is
+// a metric: chunk_ppl, chunk_ln_ppl_ratio, chunk_kld, chunk_dp_rms,
+// chunk_same_top (fraction) or chunk_same_top_p (%), with "_unc" for the
+// value after ±.
+//
 // Metric names: chunk_ppl (one per chunk, in order), ppl_final and
 // ppl_final_unc; in the blocks ppl_q, ppl_base, ppl_cor, ln_ppl_ratio,
 // ppl_ratio, ppl_diff, kld_mean, kld_max, kld_min, kld_median, kld_p99_9,
@@ -56,6 +64,85 @@ var pplNames = map[string]string{
 	"Mean ln(PPL(Q)/PPL(base))":      "ln_ppl_ratio",
 	"Mean PPL(Q)/PPL(base)":          "ppl_ratio",
 	"Mean PPL(Q)-PPL(base)":          "ppl_diff",
+}
+
+// chunkColumns maps the per-chunk table's column names to metric names.
+var chunkColumns = map[string]string{
+	"PPL":                  "chunk_ppl",
+	"ln(PPL(Q)/PPL(base))": "chunk_ln_ppl_ratio",
+	"KL-Divergence":        "chunk_kld",
+	"KL Divergence":        "chunk_kld",
+	"Δp RMS":               "chunk_dp_rms",
+	"Same top":             "chunk_same_top",
+	"Same top p":           "chunk_same_top_p",
+}
+
+// chunkHeader reads a per-chunk table header ("chunk   PPL   ln(…)   …",
+// columns two or more spaces apart) into metric names, one per column after
+// "chunk"; false when the line is not such a header (the table of a plain
+// perplexity run, "chunk PPL", has no rows this package reads).
+func chunkHeader(line string) ([]string, bool) {
+	rest, ok := strings.CutPrefix(line, "chunk")
+	if !ok || !strings.Contains(rest, "PPL") {
+		return nil, false
+	}
+	var names []string
+	for _, col := range strings.Split(rest, "  ") {
+		col = strings.TrimSpace(col)
+		if col == "" {
+			continue
+		}
+		name, ok := chunkColumns[col]
+		if !ok {
+			return nil, false
+		}
+		names = append(names, name)
+	}
+	// Every generation prints at least PPL, the log ratio and the KLD.
+	return names, len(names) >= 3
+}
+
+// chunkRow reads one row of the per-chunk table: the chunk number, then per
+// column "x [± y] [%]".
+func (p *parser) chunkRow(n int, line string, cols []string) {
+	sc := scanner{s: line}
+	if _, ok := p.number(n, &sc, "perplexity chunk row"); !ok {
+		return
+	}
+	type val struct {
+		v, u       num.Number
+		unc        bool
+		unit, name string
+	}
+	var vals []val
+	for _, name := range cols {
+		v, unit, ok := p.valueUnit(n, &sc, name)
+		if !ok {
+			return
+		}
+		x := val{v: v, unit: unit, name: name}
+		if sc.expect("±") {
+			u, uUnit, ok := p.valueUnit(n, &sc, name+"_unc")
+			if !ok {
+				return
+			}
+			x.u, x.unc = u, true
+			if uUnit != "" {
+				x.unit = uUnit
+			}
+		}
+		vals = append(vals, x)
+	}
+	if !sc.done() {
+		p.errorf(n, "perplexity chunk row: %d columns in the header, more values in %q", len(cols), strings.TrimSpace(line))
+		return
+	}
+	for _, x := range vals {
+		p.add(n, x.name, x.v, x.unit)
+		if x.unc {
+			p.add(n, x.name+"_unc", x.u, x.unit)
+		}
+	}
 }
 
 // Block names, as the headers print them after the '=' are trimmed.
@@ -131,6 +218,7 @@ func oldStatName(label string) (string, bool) {
 func ParsePerplexity(source, text string) *tail.Metrics {
 	p := parser{ms: &tail.Metrics{Source: source}, source: source}
 	block := ""
+	var chunkCols []string // the per-chunk table's columns while reading its rows
 	sawMean := false
 	kldLine := 0 // line of the KL-divergence block's header, 0 if none
 	ls := newLines(text)
@@ -141,10 +229,24 @@ func ParsePerplexity(source, text string) *tail.Metrics {
 		}
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" {
-			block = ""
+			block, chunkCols = "", nil
 			continue
 		}
+		if chunkCols != nil {
+			if trimmed[0] >= '0' && trimmed[0] <= '9' {
+				p.chunkRow(n, trimmed, chunkCols)
+				continue
+			}
+			if trimmed != "..." { // an elision in a posted excerpt
+				chunkCols = nil
+			}
+		}
 		switch trimmed[0] {
+		case 'c':
+			if cols, ok := chunkHeader(trimmed); ok {
+				chunkCols = cols
+				continue
+			}
 		case '=':
 			if strings.HasPrefix(trimmed, "=====") {
 				block = strings.Trim(trimmed, "= ")

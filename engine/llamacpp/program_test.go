@@ -84,6 +84,12 @@ func TestParsePerplexityFormats(t *testing.T) {
 			"kld_mean=0.010623 kld_mean_unc=0.000065 kld_median=0.005517 kld_p99=0.093331 kld_p1=0.000002", ""},
 		{"old KLD glued ±", "===== KL-divergence statistics\nAverage:  12.345678 ±12.345678\n", "kld_mean=12.345678 kld_mean_unc=12.345678", ""},
 		{"old KLD unknown", "===== KL-divergence statistics\nAverage:   0.01\nKLD_999:   0.5\n", "kld_mean=0.01", `unknown statistic "KLD_999"`},
+		{"KLD chunk row", "chunk        PPL          ln(PPL(Q)/PPL(base))          KL-Divergence           Same top\n   1        3.9734      -0.00651 ±    0.01162       0.01145 ±    0.00153    0.96078 ± 0.01218\n",
+			"chunk_ppl=3.9734 chunk_ln_ppl_ratio=-0.00651 chunk_ln_ppl_ratio_unc=0.01162 chunk_kld=0.01145 chunk_kld_unc=0.00153 chunk_same_top=0.96078 chunk_same_top_unc=0.01218", ""},
+		{"KLD chunk row short", "chunk        PPL          ln(PPL(Q)/PPL(base))          KL-Divergence           Same top\n   1        3.9734      -0.00651 ±    0.01162\n",
+			"", "chunk_kld: missing number"},
+		{"KLD chunk row long", "chunk  PPL  ln(PPL(Q)/PPL(base))  KL Divergence\n   1  3.9 ± 0.1  0.01 ± 0.01  0.02 ± 0.01  7\n",
+			"", "more values"},
 		{"old KLD without mean", "===== KL-divergence statistics\nMedian :   0.005517\n", "kld_median=0.005517", "no \"Mean    KLD:\" line"},
 	}
 	for _, tt := range tests {
