@@ -81,12 +81,12 @@ var chunkColumns = map[string]string{
 // columns two or more spaces apart) into metric names, one per column after
 // "chunk"; false when the line is not such a header (the table of a plain
 // perplexity run, "chunk PPL", has no rows this package reads).
-func chunkHeader(line string) ([]string, bool) {
+func chunkHeader(line string) ([]chunkCol, bool) {
 	rest, ok := strings.CutPrefix(line, "chunk")
 	if !ok || !strings.Contains(rest, "PPL") {
 		return nil, false
 	}
-	var names []string
+	var names []chunkCol
 	for _, col := range strings.Split(rest, "  ") {
 		col = strings.TrimSpace(col)
 		if col == "" {
@@ -96,33 +96,38 @@ func chunkHeader(line string) ([]string, bool) {
 		if !ok {
 			return nil, false
 		}
-		names = append(names, name)
+		names = append(names, chunkCol{name, name + "_unc"})
 	}
 	// Every generation prints at least PPL, the log ratio and the KLD.
 	return names, len(names) >= 3
 }
 
+// chunkCol is one column of the per-chunk table: its metric names.
+type chunkCol struct{ name, unc string }
+
 // chunkRow reads one row of the per-chunk table: the chunk number, then per
 // column "x [± y] [%]".
-func (p *parser) chunkRow(n int, line string, cols []string) {
+func (p *parser) chunkRow(n int, line string, cols []chunkCol) {
 	sc := scanner{s: line}
 	if _, ok := p.number(n, &sc, "perplexity chunk row"); !ok {
 		return
 	}
 	type val struct {
-		v, u       num.Number
-		unc        bool
-		unit, name string
+		v, u num.Number
+		unc  bool
+		unit string
+		col  chunkCol
 	}
-	var vals []val
-	for _, name := range cols {
-		v, unit, ok := p.valueUnit(n, &sc, name)
+	var buf [8]val
+	vals := buf[:0]
+	for _, col := range cols {
+		v, unit, ok := p.valueUnit(n, &sc, col.name)
 		if !ok {
 			return
 		}
-		x := val{v: v, unit: unit, name: name}
+		x := val{v: v, unit: unit, col: col}
 		if sc.expect("±") {
-			u, uUnit, ok := p.valueUnit(n, &sc, name+"_unc")
+			u, uUnit, ok := p.valueUnit(n, &sc, col.unc)
 			if !ok {
 				return
 			}
@@ -138,9 +143,9 @@ func (p *parser) chunkRow(n int, line string, cols []string) {
 		return
 	}
 	for _, x := range vals {
-		p.add(n, x.name, x.v, x.unit)
+		p.add(n, x.col.name, x.v, x.unit)
 		if x.unc {
-			p.add(n, x.name+"_unc", x.u, x.unit)
+			p.add(n, x.col.unc, x.u, x.unit)
 		}
 	}
 }
@@ -217,8 +222,11 @@ func oldStatName(label string) (string, bool) {
 // A tail with a KL-divergence block but no mean KLD line is an error.
 func ParsePerplexity(source, text string) *tail.Metrics {
 	p := parser{ms: &tail.Metrics{Source: source}, source: source}
+	// Most values are printed with an uncertainty: two metrics per "±".
+	p.ms.List = make([]tail.Metric, 0, 2*strings.Count(text, "±")+16)
 	block := ""
-	var chunkCols []string // the per-chunk table's columns while reading its rows
+	var chunkCols []chunkCol                    // the per-chunk table's columns while reading its rows
+	lastHeader, lastCols := "", []chunkCol(nil) // later builds repeat the header before every row
 	sawMean := false
 	kldLine := 0 // line of the KL-divergence block's header, 0 if none
 	ls := newLines(text)
@@ -243,8 +251,12 @@ func ParsePerplexity(source, text string) *tail.Metrics {
 		}
 		switch trimmed[0] {
 		case 'c':
+			if trimmed == lastHeader {
+				chunkCols = lastCols
+				continue
+			}
 			if cols, ok := chunkHeader(trimmed); ok {
-				chunkCols = cols
+				chunkCols, lastHeader, lastCols = cols, trimmed, cols
 				continue
 			}
 		case '=':

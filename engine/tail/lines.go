@@ -56,6 +56,9 @@ func newRuleSet(rules ...[]lineRule) *ruleSet {
 	for _, list := range rules {
 		rs.rules = append(rs.rules, list...)
 	}
+	if len(rs.rules) > maxRules {
+		panic(fmt.Sprintf("tail: %d line rules in one set; at most %d", len(rs.rules), maxRules))
+	}
 	for i := range rs.rules {
 		ru := &rs.rules[i]
 		if ru.prefix == "" {
@@ -77,14 +80,17 @@ type reader struct {
 	caps [16]string     // a template match's numbers
 	// marked[i] says rule i of markedSet is in seen already: the map is
 	// consulted once per rule, not once per line.
-	marked    []bool
+	marked    [maxRules]bool
 	markedSet *ruleSet
 }
+
+// maxRules bounds a rule set's size (the reader marks rules in an array).
+const maxRules = 64
 
 // mark records the first line rule i of rs matched.
 func (r *reader) mark(rs *ruleSet, i, n int) {
 	if r.markedSet != rs {
-		r.markedSet, r.marked = rs, make([]bool, len(rs.rules))
+		r.markedSet, r.marked = rs, [maxRules]bool{}
 	}
 	if r.marked[i] {
 		return
@@ -96,7 +102,7 @@ func (r *reader) mark(rs *ruleSet, i, n int) {
 }
 
 func newReader(source string) *reader {
-	return &reader{ms: &Metrics{Source: source}, seen: make(map[string]int, 32)}
+	return &reader{ms: &Metrics{Source: source}, seen: make(map[string]int, 16)}
 }
 
 func (r *reader) errorf(line int, format string, args ...any) {
