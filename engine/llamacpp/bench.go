@@ -138,7 +138,7 @@ func ParseBench(source, text string) *Bench {
 type benchParser struct {
 	b    *Bench
 	text string
-	// the markdown table being read: its header cells, 0 when none
+	// the markdown table being read: its header cells, nil when none
 	mdHeader []string
 	// the CSV header being read
 	csvHeader []string
@@ -229,7 +229,7 @@ func (p *benchParser) mdLine(line int, s string) {
 		}
 		return
 	}
-	if len(cs) > 0 && strings.HasPrefix(cs[0], "---") || strings.HasPrefix(cs[0], ":--") {
+	if strings.HasPrefix(cs[0], "---") || strings.HasPrefix(cs[0], ":--") {
 		return // the separator line
 	}
 	if len(cs) != len(p.mdHeader) {
