@@ -157,11 +157,7 @@ func RunSelection(ctx *rules.Context, sel Selection) (*report.Report, error) {
 	var fs []finding.Finding
 	var infos []report.RuleInfo
 	if len(sel.Analyzers) > 0 {
-		set := ctx.Facts
-		if set == nil {
-			set = facts.New(ctx.Snap)
-		}
-		res, err := analysis.Run(set, sel.Analyzers)
+		res, err := analysis.Run(ctx.FactSet(), sel.Analyzers)
 		if err != nil {
 			return nil, err
 		}

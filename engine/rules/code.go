@@ -113,7 +113,7 @@ func planLiterals(s *archive.Snapshot, files []*codeFile) []finding.Finding {
 	doc := plan.Parse(PlanFile, b)
 	quoted := map[float64]string{} // value → "1.36 (PLAN.md:310)"
 	for _, l := range doc.Lines {
-		for _, t := range l.Tokens {
+		for _, t := range l.Tokens() {
 			for _, p := range t.Parts {
 				if p.Decimals == 0 && (p.Value < 100 && p.Value > -100) {
 					continue

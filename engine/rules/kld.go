@@ -210,22 +210,6 @@ func coldPairs(c *Context) ([]finding.Finding, error) {
 	return out, nil
 }
 
-// firstRuns returns, per model file (the --model argument), the first strata
-// run in archive order that reads it: the run that finds its expert file cold.
-func firstRuns(c *Context) map[string]string {
-	first := map[string]string{}
-	for _, r := range c.Snap.StrataRuns() {
-		for i := 0; i+1 < len(r.Cmd); i++ {
-			if r.Cmd[i] == "--model" {
-				if _, ok := first[r.Cmd[i+1]]; !ok {
-					first[r.Cmd[i+1]] = r.Name
-				}
-			}
-		}
-	}
-	return first
-}
-
 // checkColdSet checks the declared cold set against the archive: it must be
 // exactly the first run on each model file.
 func checkColdSet(pc *PlanCheck, cold []string) finding.Finding {

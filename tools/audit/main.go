@@ -6,11 +6,14 @@
 // Usage:
 //
 //	audit [-root DIR] [-format text|markdown|json|github|sarif|junit|html] [-rules a,b]
-//	      [-v] [-previous FILE] [-path-prefix PATH]
+//	      [-v] [-previous FILE] [-path-prefix PATH] [-strict] [-suggest]
 //	audit -metrics [-root DIR] [-format text|json] [RUN…]
 //
-// -metrics lists every metric of every run (or of the runs named): run,
-// metric, value, printed text, unit and tail line.
+// -strict fails the measurement-like numbers outside the claim sections
+// (rule plan.uncovered warns by default); -suggest prints PLAN.claims rows
+// for the numbers the gate cannot source, and writes nothing. -metrics
+// lists every metric of every run (or of the runs named): run, metric,
+// value, printed text, unit and tail line.
 //
 // The default root is fixtures/m5. Exit status: 0 when no finding fails,
 // 1 when one does (verdict FALSIFIER HIT), 2 on bad usage or unreadable input.
@@ -43,11 +46,12 @@ func run(stdout, stderr io.Writer, args []string) int {
 	ruleList := fs.String("rules", "", "comma-separated rule `ids` (a prefix selects its sub-rules: plan = plan.*); empty for all")
 	list := fs.Bool("list", false, "list the rules and exit")
 	metrics := fs.Bool("metrics", false, "list every metric of every run (or of the runs named after the flags) and exit")
+	gate := addGateFlags(fs)
 	initDir := fs.String("init", "", "write a starter "+checkout.File+" for `dir` by inspecting it, and exit")
 	var rf reportFlags
 	rf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format %s] [-rules a,b] [-v] [-previous FILE] [-path-prefix PATH] [-list] [-init DIR]\n", strings.Join(report.Formats(), "|"))
+		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format %s] [-rules a,b] [-v] [-previous FILE] [-path-prefix PATH] [-list] [-init DIR] [-strict] [-suggest]\n", strings.Join(report.Formats(), "|"))
 		fmt.Fprintf(stderr, "       audit -metrics [-root DIR] [-format text|json] [RUN...]\n")
 		fs.PrintDefaults()
 	}
@@ -78,6 +82,9 @@ func run(stdout, stderr io.Writer, args []string) int {
 		}
 		return 0
 	}
+	if *gate.suggest {
+		return runSuggest(stdout, stderr, *root)
+	}
 	if !validFormat(*format) {
 		fmt.Fprintf(stderr, "audit: unknown -format %q (want one of %s)\n", *format, strings.Join(report.Formats(), ", "))
 		return 2
@@ -91,6 +98,9 @@ func run(stdout, stderr io.Writer, args []string) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2
+	}
+	if *gate.strict {
+		rep = strictReport(rep)
 	}
 	if rf.previous != "" {
 		rep.Compare(rf.previous, prev)

@@ -5,12 +5,22 @@ package all
 
 import (
 	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/rules/cache"
+	"github.com/strataspec/strataspec/engine/rules/invariants"
+	"github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/engine/rules/runs"
 )
 
 // Analyzers returns every analyzer, families in report order.
 func Analyzers() []*analysis.Analyzer {
-	return []*analysis.Analyzer{
+	return append(plan.Analyzers(),
 		runs.Parse,
-	}
+		runs.Summary,
+		runs.Derive,
+		invariants.Parity,
+		invariants.Arena,
+		invariants.Memory,
+		cache.Residency,
+		cache.Target,
+	)
 }
