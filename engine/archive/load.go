@@ -781,16 +781,19 @@ func (s *Snapshot) loadLogs() error {
 // sniffParser guesses the program of a log with no recorded argv from the
 // lines only llama.cpp prints; "" when nothing is recognised.
 func sniffParser(text string) string {
+	// Most specific first: llama-perplexity and llama-server also print the
+	// perf summary every llama.cpp program prints.
+	switch {
+	case strings.Contains(text, "Final estimate: PPL"), strings.Contains(text, "KL-divergence statistics"),
+		strings.Contains(text, "====== Perplexity statistics"):
+		return checkout.ParserPerplexity
+	case strings.Contains(text, "print_timings:") && strings.Contains(text, "slot"):
+		return checkout.ParserServer
+	}
 	for _, marker := range []string{"llama_perf_context_print:", "llama_print_timings:", "common_perf_print:", "llama_perf_print:", "llama_model_loader:", "llm_load_print_meta:"} {
 		if strings.Contains(text, marker) {
 			return checkout.ParserLlamaCpp
 		}
-	}
-	if strings.Contains(text, "Final estimate: PPL") || strings.Contains(text, "KL-divergence statistics") {
-		return checkout.ParserPerplexity
-	}
-	if strings.Contains(text, "print_timings:") {
-		return checkout.ParserServer
 	}
 	return ""
 }
