@@ -15,6 +15,7 @@ import (
 func Analyzers() []*analysis.Analyzer {
 	return append(plan.Analyzers(),
 		runs.Parse,
+		runs.Exit,
 		runs.Summary,
 		runs.Derive,
 		invariants.Parity,
