@@ -27,7 +27,8 @@
 //	  "formats": {"mylog": [{"pattern": "^decode: (?P<ms>[0-9.]+) ms$",
 //	                         "metrics": {"ms": {"name": "decode_ms", "unit": "ms"}}}]},
 //	  "ids": {"plan.range": "F13", "compare.unlike/threads": "F17"},
-//	  "rules": {"parity": {"tolerance": 1e-6}}
+//	  "rules": {"parity": {"tolerance": 1e-6}},
+//	  "sources": [{"glob": "scripts/**", "language": "python"}]  // source files; language by extension when omitted
 //	}
 //
 // Every key is optional; an unknown key is an error naming its line, as is
@@ -48,6 +49,7 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/snapfs"
+	"github.com/strataspec/strataspec/engine/source"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -69,6 +71,9 @@ type Spec struct {
 	Formats  map[string][]LinePattern   `json:"formats,omitempty"`
 	IDs      map[string]string          `json:"ids,omitempty"`
 	Rules    map[string]json.RawMessage `json:"rules,omitempty"`
+	// Sources are the checkout's source files (globs), read by the code
+	// rules; with none, the files the runs' provenance records.
+	Sources []SourceGlob `json:"sources,omitempty"`
 
 	data     []byte
 	lines    []int // offsets of line starts in the spec file
@@ -110,6 +115,14 @@ type Logs struct {
 	Glob    string `json:"glob"`
 	Sidecar string `json:"sidecar,omitempty"`
 	Fields  Fields `json:"fields,omitempty"`
+}
+
+// SourceGlob names source files: a glob (with "**") and their language
+// ("python" or "c"; by extension when empty). Files of no known language
+// that the glob matches are left out.
+type SourceGlob struct {
+	Glob     string `json:"glob"`
+	Language string `json:"language,omitempty"`
 }
 
 // Program maps argv[0] to a parser. Match is a glob on argv[0]'s base name
@@ -333,6 +346,14 @@ func (s *Spec) validate(data []byte) error {
 				return errf(lp.Pattern, "formats.%s: %v", name, err)
 			}
 			s.compiled[name] = append(s.compiled[name], cp)
+		}
+	}
+	for _, g := range s.Sources {
+		if !relative(g.Glob) {
+			return errf("sources", "sources: glob %q must be a relative path inside the checkout", g.Glob)
+		}
+		if g.Language != "" && !slices.Contains(source.Langs(), source.Lang(g.Language)) {
+			return errf(g.Language, "sources: unknown language %q (known: python, c)", g.Language)
 		}
 	}
 	for k, id := range s.IDs {

@@ -5,6 +5,7 @@ package all
 
 import (
 	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/rules/code"
 	"github.com/strataspec/strataspec/engine/rules/runs"
 )
 
@@ -12,5 +13,6 @@ import (
 func Analyzers() []*analysis.Analyzer {
 	return []*analysis.Analyzer{
 		runs.Parse,
+		code.Code,
 	}
 }
