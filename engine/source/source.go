@@ -350,11 +350,13 @@ func cAssigns(code []string) []Assign {
 	return out
 }
 
-// FuncsNamed returns the functions whose Name or Qualified name is name.
+// FuncsNamed returns the functions named name: by Name or Qualified name,
+// and a qualified name ("PromptGemm::make") also finds the method defined
+// inside its class body, where it is written unqualified.
 func (f *File) FuncsNamed(name string) []Func {
 	var out []Func
 	for _, fn := range f.Funcs {
-		if fn.Name == name || fn.Qualified == name {
+		if fn.Name == name || fn.Qualified == name || fn.Qualified == fn.Name && strings.HasSuffix(name, "::"+fn.Name) {
 			out = append(out, fn)
 		}
 	}
@@ -477,7 +479,7 @@ func isIdent(c byte) bool {
 var divisionRE = regexp.MustCompile(`/\s*([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\b`)
 
 // Divisors returns the numeric literals that divide in code on lines
-// start..end (1-based, inclusive): "x / 65.0" gives 65.0.
+// start..end (1-based, inclusive): "x / 7.5" gives 7.5.
 func (f *File) Divisors(start, end int) []Literal {
 	var out []Literal
 	for l := max(start, 1); l <= end && l <= len(f.Code); l++ {

@@ -7,12 +7,16 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/rules/code"
 	"github.com/strataspec/strataspec/engine/rules/runs"
+	"github.com/strataspec/strataspec/engine/rules/selftest"
+	"github.com/strataspec/strataspec/engine/rules/sizing"
 )
 
 // Analyzers returns every analyzer, families in report order.
 func Analyzers() []*analysis.Analyzer {
 	return []*analysis.Analyzer{
 		runs.Parse,
+		sizing.Scratch,
+		selftest.SelfTest,
 		code.Code,
 	}
 }

@@ -81,12 +81,8 @@ type span struct {
 }
 
 func run(p *analysis.Pass) (any, error) {
-	spec, err := analysis.Fact(p, facts.Spec)
-	if err != nil {
-		return nil, err
-	}
 	var cfg Config
-	found, err := spec.Rule("code", &cfg)
+	found, err := analysis.Settings(p, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +150,7 @@ func findScopes(p *analysis.Pass, srcs *facts.SourceSet, scopes []Scope) ([]span
 var roundUpLitRE = regexp.MustCompile(`\+\s*([0-9]+)\s*-\s*1\s*\)\s*/\s*([0-9]+)\s*\)\s*\*\s*([0-9]+)`)
 
 // divisors reports every division by a numeric literal that is not a unit
-// conversion, in the scopes (the audit's "/ 65.0").
+// conversion, in the scopes (a rate per a fixed token count).
 func divisors(p *analysis.Pass, spans []span) {
 	n := 0
 	seen := map[string]bool{}
