@@ -245,7 +245,7 @@ func TestFitsLabel(t *testing.T) {
 }
 
 func TestFileRoundTrip(t *testing.T) {
-	in := &File{Domain: "ja", Source: "synthetic Q&A page", SourceOffset: 7, IDs: make([]int32, 20)}
+	in := &File{Domain: "ja", Source: "synthetic Q&A page", SourceOffset: 7, HasOffset: true, IDs: make([]int32, 20)}
 	in.IDs[19] = 248068
 	data, err := in.Marshal("eval_tf_96tok_ja: teacher-forcing token ids")
 	if err != nil {
@@ -271,14 +271,11 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
-		{"", "missing header"},
-		{"# domain: ja\n1 2\n", `missing header "# source_offset:"`},
-		{"# source_offset: 3\n1 2\n", `missing header "# domain:"`},
+		{"", "no token ids"},
 		{"# domain: ja\n# source_offset: 3\n", "no token ids"},
 		{"# domain: ja\n# source_offset: -3\n1\n", "bad.txt:2: source_offset \"-3\""},
 		{"# domain: ja\n# source_offset: x\n1\n", "bad.txt:2: source_offset"},
 		{"# domain: ja\n# domain: en\n", "bad.txt:2: domain given twice"},
-		{"# colour: red\n# source_offset: 1\n1\n", `missing header "# domain:"`},
 		{"# domain: ja\n# source_offset: 3\n1 2\n3 -4\n", `bad.txt:4: token id "-4"`},
 		{"# domain: ja\n# source_offset: 3\n1 x2\n", `bad.txt:3: token id "x2"`},
 		{"# domain: ja\n# source_offset: 3\n4294967296\n", `token id "4294967296"`},
@@ -292,7 +289,14 @@ func TestParseErrors(t *testing.T) {
 	}
 	// Comments, CRLF line ends and a comment after the ids are fine.
 	f, err := Parse("ok.txt", []byte("# title line\r\n# domain: ops_tools\r\n# source_offset: 0\r\n1 2\r\n# a note: after ids\r\n3\r\n"))
-	if err != nil || f.Domain != "ops_tools" || len(f.IDs) != 3 || f.SourceOffset != 0 {
+	if err != nil || f.Domain != "ops_tools" || len(f.IDs) != 3 || f.SourceOffset != 0 || !f.HasOffset {
 		t.Errorf("Parse(CRLF with comments) = %+v, %v", f, err)
+	}
+	// Plain ids, as a runner writes them: no domain, no offset recorded.
+	for _, in := range []string{"1 2\n3\n", "# colour: red\n1 2 3", "# domain: ja\n1 2\n3"} {
+		f, err := Parse("ids.txt", []byte(in))
+		if err != nil || len(f.IDs) != 3 || f.HasOffset || f.IDLine[2] != 2 && !strings.HasPrefix(in, "#") {
+			t.Errorf("Parse(%q) = %+v, %v; want 3 ids, no offset", in, f, err)
+		}
 	}
 }

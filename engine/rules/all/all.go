@@ -9,6 +9,7 @@ import (
 	"github.com/strataspec/strataspec/engine/rules/runs"
 	"github.com/strataspec/strataspec/engine/rules/selftest"
 	"github.com/strataspec/strataspec/engine/rules/sizing"
+	"github.com/strataspec/strataspec/engine/rules/tfkld"
 )
 
 // Analyzers returns every analyzer, families in report order.
@@ -17,6 +18,8 @@ func Analyzers() []*analysis.Analyzer {
 		runs.Parse,
 		sizing.Scratch,
 		selftest.SelfTest,
+		tfkld.TF,
+		tfkld.KLD,
 		code.Code,
 	}
 }
