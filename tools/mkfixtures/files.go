@@ -39,9 +39,6 @@ func writeIfChanged(root, rel string, data []byte) (bool, error) {
 func foreignFiles(snap string) []string {
 	fs := []string{
 		"scripts/run_phase0_phase2_m5_validation.py",
-		"data/m5_val_prompts/eval_tf_96tok_ops_tools.txt",
-		"data/m5_val_prompts/eval_tf_96tok_chat_json.txt",
-		"data/m5_val_prompts/eval_tf_96tok_ja.txt",
 	}
 	return append(fs, llamaPrompt(snap))
 }
@@ -114,6 +111,13 @@ func generate(root, snap string, llama []*llamaRun) ([]string, error) {
 			owned[fmt.Sprintf("results/route_parity/%s_%d.log", p.mode, i)] = parityLog(p.env, p.k512, p.k256, p.k512Mean, p.k256Mean)
 		}
 	}
+	tfs, err := tfFiles(snap)
+	if err != nil {
+		return nil, err
+	}
+	for rel, b := range tfs {
+		owned[rel] = b
+	}
 	var changed []string
 	names := make([]string, 0, len(owned))
 	for k := range owned {
@@ -128,9 +132,6 @@ func generate(root, snap string, llama []*llamaRun) ([]string, error) {
 		if c {
 			changed = append(changed, rel)
 		}
-	}
-	if err := writeTF(root, snap); err != nil {
-		return nil, fmt.Errorf("writeTF: %w", err)
 	}
 	for _, rel := range foreignFiles(snap) {
 		c, err := ensurePlaceholder(root, rel)

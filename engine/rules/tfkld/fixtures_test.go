@@ -181,7 +181,11 @@ func TestTFBrokenInputs(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Drop the first id (<|im_start|>).
-			if err := os.WriteFile(path, []byte(strings.Replace(string(data), "\n248045 ", "\n", 1)), 0o644); err != nil {
+			cut, ok := strings.CutPrefix(string(data), "248045 ")
+			if !ok {
+				t.Fatalf("%s does not start with <|im_start|> (248045)", path)
+			}
+			if err := os.WriteFile(path, []byte(cut), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}, "no teacher-forcing layout"},
