@@ -5,9 +5,10 @@ DARWIN := GOOS=darwin GOARCH=arm64 CGO_ENABLED=0
 .PHONY: test audit golden fixtures vet bench bench-pagecache
 
 # The test command (README, .ci/run): every package with the race detector,
-# then the Mac build vetted from Linux.
+# the CI workflow linted, then the Mac build vetted from Linux.
 test:
 	$(GO) vet ./...
+	$(GO) tool actionlint .github/workflows/ci.yml
 	$(GO) tool gotestsum --format pkgname -- -race ./...
 	$(DARWIN) $(GO) vet ./...
 

@@ -1,12 +1,31 @@
 package spec
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/live"
+	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/tail"
 )
+
+// Live re-runs: the recorded strata runs and route_parity records of a
+// checkout run again, and their fresh metrics are set against the archived
+// ones (deterministic metrics exactly, measured ones within a drift). On an
+// M-series Mac they run the checkout's engine (live_darwin_arm64_test.go);
+// everywhere they run the fake engine of engine/live/livetest, which replays
+// the recorded runs of fixtures/m5 (live_fake_test.go).
 
 // TestLiveClassification insists that every metric the strata and
 // route_parity parsers read from the snapshot is classified on purpose as
@@ -19,21 +38,18 @@ func TestLiveClassification(t *testing.T) {
 	}
 	unknown := map[string]bool{}
 	checked := 0
-	classify := func(key string) {
+	for _, lr := range liveRuns(ctx, regexp.MustCompile("")) {
+		// every metric of the archived output, the runner's included
+		key := lr.run.Name
+		if lr.parity {
+			key = lr.run.Source
+		}
 		for _, m := range ctx.Metrics[key].List {
 			checked++
 			if !live.Known(m.Name) {
 				unknown[m.Name] = true
 			}
 		}
-	}
-	for _, r := range ctx.Snap.Runs {
-		if !audit.IsLlamaCpp(r) { // llama.cpp runs are carried over: never re-run
-			classify(r.Name)
-		}
-	}
-	for _, rec := range ctx.Snap.Parity {
-		classify(rec.File)
 	}
 	if checked == 0 {
 		t.Fatal("fixtures/m5-v3: no strata or route_parity metric parsed; nothing classified")
@@ -45,5 +61,256 @@ func TestLiveClassification(t *testing.T) {
 	sort.Strings(names)
 	if len(names) > 0 {
 		t.Errorf("metrics not classified in engine/live (deterministic or measured): %v", names)
+	}
+}
+
+// liveRun is a recorded run that can be re-run.
+type liveRun struct {
+	run      *archive.Run
+	archived *tail.Metrics                           // the engine's own metrics of the archived output
+	parse    func(source, text string) *tail.Metrics // the parser of its output
+	parity   bool                                    // a route_parity record, not a strata run
+}
+
+// liveRuns returns the runs of ctx that selected by name can be re-run:
+// every strata run (the carried-over llama.cpp runs have no recorded
+// environment) and every route_parity record, in archive order.
+func liveRuns(ctx *rules.Context, sel *regexp.Regexp) []liveRun {
+	var out []liveRun
+	for _, r := range ctx.Snap.Runs {
+		if r.CarriedOver || audit.IsLlamaCpp(r) || !sel.MatchString(r.Name) {
+			continue
+		}
+		out = append(out, liveRun{run: r, archived: live.EngineMetrics(r.Tail, ctx.Metrics[r.Name]),
+			parse: func(source, text string) *tail.Metrics {
+				fresh := *r // the recorded run's program, hence its parser
+				fresh.Source, fresh.Tail = source, text
+				return audit.ParseRun(&fresh)
+			}})
+	}
+	for _, rec := range ctx.Snap.Parity {
+		if !sel.MatchString(rec.Name) {
+			continue
+		}
+		r := &archive.Run{Name: rec.Name, Cmd: rec.Cmd, Env: rec.Env, ExitCode: rec.Exit, Tail: rec.Text, Source: rec.File}
+		out = append(out, liveRun{run: r, archived: live.EngineMetrics(rec.Text, ctx.Metrics[rec.File]), parse: tail.ParseRouteParity, parity: true})
+	}
+	return out
+}
+
+// liveConfig says how a spec re-runs the recorded runs.
+type liveConfig struct {
+	dir      string                                // the checkout whose programs run
+	timeout  time.Duration                         // per run, before fitting it inside go test's -timeout
+	minimum  time.Duration                         // the least time a run may be given
+	every    time.Duration                         // progress (and memory samples) interval
+	wait     time.Duration                         // live.Options.WaitDelay (zero: its default)
+	memory   bool                                  // sample the engine's memory (darwin)
+	tol      float64                               // measured drift tolerated
+	strict   bool                                  // measured drift beyond tol fails (fake engine) instead of being reported
+	before   func(t *testing.T, i int, lr liveRun) // called before each re-run (the fake engine's replay)
+	progress bool                                  // log progress (-v shows it as the run goes)
+}
+
+// runTimeout fits want inside what go test's -timeout leaves, keeping a
+// margin to report; less than minimum left fails with the flag to use.
+func runTimeout(t *testing.T, want, minimum time.Duration) time.Duration {
+	t.Helper()
+	deadline, ok := t.Deadline()
+	if !ok {
+		return want
+	}
+	left := time.Until(deadline) - 30*time.Second
+	if left < minimum {
+		t.Fatalf("go test's -timeout leaves %v for this re-run, less than the %v it needs: run with -timeout 4h (README, On a Mac)", left.Round(time.Second), minimum)
+	}
+	return min(want, left)
+}
+
+// rerun re-runs lr (run i of n) as cfg says and returns the result and the
+// drifts of its metrics.
+func rerun(t *testing.T, i, n int, lr liveRun, cfg liveConfig) (*live.Result, []live.Drift, error) {
+	t.Helper()
+	opt := live.Options{
+		Dir:           cfg.dir,
+		Timeout:       runTimeout(t, cfg.timeout, cfg.minimum),
+		TailLines:     live.EngineLines(lr.run.Tail),
+		ProgressEvery: cfg.every,
+		WaitDelay:     cfg.wait,
+		Memory:        cfg.memory,
+		MetricLine:    func(l string) bool { return len(lr.parse("", l).List) > 0 },
+	}
+	if cfg.progress {
+		opt.Progress = func(p live.Progress) {
+			state := "running"
+			if p.Done {
+				state = "done"
+			}
+			t.Logf("run %d of %d (%s) %s: %v elapsed, %d lines, last metric line: %s", i, n, lr.run.Name, state, p.Elapsed.Round(time.Millisecond), p.Lines, p.LastMetric)
+		}
+	}
+	res, err := live.Rerun(context.Background(), lr.run, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	fresh := lr.parse(res.Run.Source, res.Run.Tail)
+	return res, live.Compare(lr.archived, fresh, live.Classify, cfg.tol), nil
+}
+
+// rerunAll re-runs each of runs in a subtest named by the run.
+func rerunAll(t *testing.T, runs []liveRun, cfg liveConfig) {
+	for i, lr := range runs {
+		t.Run(lr.run.Name, func(t *testing.T) {
+			if cfg.before != nil {
+				cfg.before(t, i, lr)
+			}
+			res, drifts, err := rerun(t, i+1, len(runs), lr, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Run.ExitCode != lr.run.ExitCode {
+				t.Errorf("exit %d; archived %d", res.Run.ExitCode, lr.run.ExitCode)
+			}
+			checkDrifts(t, drifts, cfg.strict)
+			if cfg.memory {
+				checkFootprint(t, lr, res, cfg.every)
+			}
+		})
+	}
+}
+
+// checkDrifts fails on a deterministic metric that changed, and on measured
+// drift beyond the tolerance when strict; otherwise it reports the drift.
+func checkDrifts(t *testing.T, drifts []live.Drift, strict bool) {
+	t.Helper()
+	if len(drifts) == 0 {
+		t.Fatal("the archived output has no parsed metric: nothing to compare the re-run with")
+	}
+	for _, d := range drifts {
+		switch {
+		case d.OK:
+		case d.Kind == live.Deterministic || strict:
+			t.Errorf("%s %s: %s", d.Kind, d.Metric, d.Why)
+		default:
+			t.Logf("drift: %s %s → %s: %s", d.Metric, d.Archived, d.Fresh, d.Why)
+		}
+	}
+}
+
+// checkFootprint reports the memory sampled during a re-run and fails on
+// what footprintProblems finds.
+func checkFootprint(t *testing.T, lr liveRun, res *live.Result, every time.Duration) {
+	t.Helper()
+	if res.MemoryErr != nil {
+		t.Logf("memory not sampled: %v", res.MemoryErr)
+		return
+	}
+	t.Logf("sampled every %v: peak phys_footprint %.2f GB, resident_size %.2f GB", every, float64(res.PeakFootprint)/1e9, float64(res.PeakResident)/1e9)
+	for _, p := range footprintProblems(lr, res) {
+		t.Error(p)
+	}
+}
+
+// footprintProblems sets the engine's prompt_region(false) phys_footprint,
+// printed in its fresh output, against the largest footprint the kernel
+// billed the process while it ran (proc_pid_rusage, sampled): the engine may
+// not claim more memory than it was ever billed (10 % for sampling). A
+// route_parity record prints no footprint; a run not sampled has nothing to
+// set it against.
+func footprintProblems(lr liveRun, res *live.Result) []string {
+	if lr.parity || res.PeakFootprint == 0 {
+		return nil
+	}
+	fresh := lr.parse(res.Run.Source, res.Run.Tail)
+	peakGB := float64(res.PeakFootprint) / 1e9
+	var out []string
+	for _, name := range []string{tail.PhysFootprintBeforeGB, tail.PhysFootprintAfterGB} {
+		m, ok := fresh.Get(name)
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("the re-run printed no %s (prompt_region(false))", name))
+		case m.Value() > 1.10*peakGB:
+			out = append(out, fmt.Sprintf("prompt_region(false) %s = %s GB; the kernel billed the run at most %.2f GB", name, m.Num.Text, peakGB))
+		}
+	}
+	return out
+}
+
+// TestLiveFootprint checks the footprint check on a recorded run of
+// fixtures/m5 (phys_footprint 4.71 GB -> 4.66 GB) as if sampled: it runs
+// here, though only darwin samples a real one.
+func TestLiveFootprint(t *testing.T) {
+	runs := liveRuns(loadSnap(t, "m5"), regexp.MustCompile("^strata_q2_0_moce0_short_43tok$"))
+	require.Len(t, runs, 1)
+	lr := runs[0]
+	for _, tt := range []struct {
+		peak uint64 // bytes
+		tail string
+		want []string
+	}{
+		{5_000_000_000, lr.run.Tail, nil},
+		{4_300_000_000, lr.run.Tail, nil}, // within 10 % of 4.71 GB
+		{4_000_000_000, lr.run.Tail, []string{"phys_footprint_before_gb = 4.71 GB; the kernel billed the run at most 4.00 GB", "phys_footprint_after_gb = 4.66 GB"}},
+		{0, lr.run.Tail, nil}, // not sampled
+		{5_000_000_000, strings.Replace(lr.run.Tail, "prompt_region(false)", "prompt_region", 1), []string{"no phys_footprint_before_gb", "no phys_footprint_after_gb"}},
+	} {
+		res := &live.Result{Run: &archive.Run{Source: "fresh", Tail: tt.tail}, PeakFootprint: tt.peak}
+		got := footprintProblems(lr, res)
+		if len(got) != len(tt.want) {
+			t.Errorf("footprintProblems(peak %d) = %q; want %d problems", tt.peak, got, len(tt.want))
+			continue
+		}
+		for i := range got {
+			if !strings.Contains(got[i], tt.want[i]) {
+				t.Errorf("footprintProblems(peak %d)[%d] = %q; want it to contain %q", tt.peak, i, got[i], tt.want[i])
+			}
+		}
+	}
+}
+
+// liveSelection returns STRATA_LIVE_RUNS, the regular expression selecting
+// runs by name ("" selects all).
+func liveSelection(t *testing.T) *regexp.Regexp {
+	t.Helper()
+	sel, err := regexp.Compile(os.Getenv("STRATA_LIVE_RUNS"))
+	if err != nil {
+		t.Fatalf("STRATA_LIVE_RUNS: %v", err)
+	}
+	return sel
+}
+
+// TestCIWorkflow keeps the CI workflow, the Makefile and the README's "On a
+// Mac" section in step: the ubuntu job runs the test command, the macos-14
+// job runs go test natively, the self-hosted job runs the live re-runs with
+// the -timeout the README gives, and the test command lints the workflow.
+func TestCIWorkflow(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	ci, mk, readme := read(".github/workflows/ci.yml"), read("Makefile"), read("README.md")
+	const timeout = "-timeout 4h"
+	for _, tt := range []struct{ file, text, want string }{
+		{"ci.yml", ci, "runs-on: ubuntu-latest"},
+		{"ci.yml", ci, "run: make test"},
+		{"ci.yml", ci, "runs-on: macos-14"},
+		{"ci.yml", ci, "run: go test ./...\n"},
+		{"ci.yml", ci, "runs-on: [self-hosted, macOS, ARM64]"},
+		{"ci.yml", ci, "workflow_dispatch:"},
+		{"ci.yml", ci, "go test ./spec/ -run Live -v -count=1 " + timeout},
+		{"README.md", readme, "## On a Mac"},
+		{"README.md", readme, "STRATA_CHECKOUT=~/strata go test ./spec/ -run Live -v " + timeout},
+	} {
+		if !strings.Contains(tt.text, tt.want) {
+			t.Errorf("%s lacks %q", tt.file, tt.want)
+		}
+	}
+	target := regexp.MustCompile(`(?m)^test:\n((?:\t.*\n)+)`).FindStringSubmatch(mk)
+	const lint = "\t$(GO) tool actionlint .github/workflows/ci.yml\n"
+	if target == nil || !strings.Contains(target[1], lint) {
+		t.Errorf("Makefile: the test target lacks %q", lint)
 	}
 }

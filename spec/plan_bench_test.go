@@ -95,3 +95,40 @@ func BenchmarkPlanGate(b *testing.B) {
 		})
 	}
 }
+
+// hugeLinePlan returns fixtures/m5's plan with a line of about size bytes
+// of unbound numbers ("1234.56 ms, …") added to §7.1 #5.
+func hugeLinePlan(tb testing.TB, size int) []byte {
+	tb.Helper()
+	pt := string(readFixture(tb, "m5", "PLAN.md"))
+	var l strings.Builder
+	l.WriteString("- ")
+	for i := 0; l.Len() < size; i++ {
+		fmt.Fprintf(&l, "%d.%02d ms, ", i%10000, i%100)
+	}
+	const anchor = "- IQ3_S, 43-tok: arena + RA"
+	if !strings.Contains(pt, anchor) {
+		tb.Fatalf("fixtures/m5/PLAN.md lacks %q", anchor)
+	}
+	return []byte(strings.Replace(pt, anchor, l.String()+"\n"+anchor, 1))
+}
+
+// BenchmarkPlanHugeLine runs the plan gate on fixtures/m5 with a 5 MB line
+// of about 500,000 unbound numbers in a claim section. The plan's tokens
+// are scanned line by line and the unbound ones listed up to
+// claims.MaxUnbound, so B/op is a few times the plan's size, not a
+// multiple of the count of numbers (issue 13: 6.6 KB per number before).
+func BenchmarkPlanHugeLine(b *testing.B) {
+	base := loadSnap(b, "m5")
+	ctx := withFiles(b, base, hugeLinePlan(b, 5<<20), readFixture(b, "m5", "PLAN.claims"))
+	b.ReportAllocs()
+	var fs []finding.Finding
+	for b.Loop() {
+		// a fresh context each time: the plan check is memoized per context
+		fs = gate(b, &rules.Context{Snap: ctx.Snap, Metrics: ctx.Metrics})
+	}
+	if n := len(failures(fs)); n != claims.MaxUnbound+1 {
+		b.Fatalf("huge line: %d fails; want %d listed and one counting the rest", n, claims.MaxUnbound+1)
+	}
+	b.ReportMetric(float64(len(fs)), "findings")
+}

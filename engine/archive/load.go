@@ -44,6 +44,9 @@ func LoadSpec(fsys *snapfs.FS, spec *checkout.Spec) (*Snapshot, error) {
 			return nil, err
 		}
 		if len(files) == 0 && !strings.ContainsAny(rs.File, "*?[") {
+			if _, err := fsys.Stat(rs.File); err != nil {
+				return nil, err // names the file and why: missing, or leading outside
+			}
 			return nil, &Error{File: spec.Path, Msg: fmt.Sprintf("results file %s does not exist", rs.File)}
 		}
 		for _, f := range files {
@@ -437,7 +440,7 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 	if tn := get(f.Tail); tn != nil {
 		r.Tail = d.str(tn)
 		r.Source = file + ": " + tn.Path
-	} else {
+	} else if f.Tail != "" { // "" in a sidecar: the log is the tail
 		r.Source = file + ": " + rn.Path
 		s.note(file+"\x00tail\x00"+r.Name, Note{File: file, Line: r.Line, Path: rn.Path, Msg: fmt.Sprintf("run %q has no %q: no output tail to parse", r.Name, f.Tail)})
 	}
@@ -872,6 +875,7 @@ func (s *Snapshot) readSidecar(r *Run, file string, f checkout.Fields) error {
 		// The name comes from the log file; give the record one.
 		f.Name = ""
 	}
+	f.Tail = ""
 	if f.Name == "" {
 		rec = &jsontree.Node{Kind: 'o', Off: rec.Off, End: rec.End, Path: rec.Path,
 			Keys: append([]string{"\x00name"}, rec.Keys...), Vals: append([]*jsontree.Node{{Kind: 's', Str: r.Name, Off: rec.Off, End: rec.Off}}, rec.Vals...)}
@@ -888,9 +892,6 @@ func (s *Snapshot) readSidecar(r *Run, file string, f checkout.Fields) error {
 	got := tmp.Runs[0]
 	r.Cmd, r.Env, r.CarriedOver, r.ExitCode, r.HasExit = got.Cmd, got.Env, got.CarriedOver, got.ExitCode, got.HasExit
 	r.Duration, r.DurationS, r.Start, r.Group, r.Extra = got.Duration, got.DurationS, got.Start, got.Group, got.Extra
-	if got.Tail != "" {
-		return &Error{File: file, Msg: "a sidecar may not hold an output tail: the log is the tail"}
-	}
 	return nil
 }
 

@@ -155,21 +155,17 @@ func Select(list string) (Selection, error) {
 // with their reason, and the loader's notes as info lines.
 func RunSelection(ctx *rules.Context, sel Selection) (*report.Report, error) {
 	var fs []finding.Finding
-	var notApplied []report.NotApplied
+	var infos []report.RuleInfo
 	if len(sel.Analyzers) > 0 {
-		set := ctx.Facts
-		if set == nil {
-			set = facts.New(ctx.Snap)
-		}
-		res, err := analysis.Run(set, sel.Analyzers)
+		res, err := analysis.Run(ctx.FactSet(), sel.Analyzers)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range res {
 			fs = append(fs, r.Findings...)
-			if r.NotApplied != "" {
-				notApplied = append(notApplied, report.NotApplied{Rule: r.Analyzer.Name, Reason: r.NotApplied})
-			}
+			a := r.Analyzer
+			infos = append(infos, report.RuleInfo{Name: a.Name, Doc: a.Doc, Family: a.Family, Fix: a.Fix,
+				Applied: r.NotApplied == "", Reason: r.NotApplied})
 		}
 	}
 	rep, err := Run(ctx, sel.Legacy)
@@ -177,9 +173,10 @@ func RunSelection(ctx *rules.Context, sel Selection) (*report.Report, error) {
 		return nil, err
 	}
 	fs = append(fs, rep.Findings...)
+	infos = append(infos, rep.Rules...)
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Rule < fs[j].Rule })
-	out := report.New(ctx.Snap.Root, sel.Names(), fs)
-	out.Summary.NotApplied = notApplied
+	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
+	out := report.NewWithRules(ctx.Snap.Root, infos, fs)
 	for _, n := range ctx.Snap.Notes {
 		out.Info = append(out.Info, n.String())
 	}
@@ -190,7 +187,7 @@ func RunSelection(ctx *rules.Context, sel Selection) (*report.Report, error) {
 // input stops the audit with an error (exit 2 in tools/audit).
 func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 	var all []finding.Finding
-	var names []string
+	var infos []report.RuleInfo
 	for _, r := range rs {
 		fs, err := r.Check(ctx)
 		if err != nil {
@@ -205,9 +202,11 @@ func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 			}
 		}
 		all = append(all, fs...)
-		names = append(names, r.Name)
+		// A rule reports a pass finding for what it checked: one with no
+		// finding had nothing to check.
+		infos = append(infos, report.RuleInfo{Name: r.Name, Doc: r.Doc, Applied: len(fs) > 0})
 	}
-	return report.New(ctx.Snap.Root, names, all), nil
+	return report.NewWithRules(ctx.Snap.Root, infos, all), nil
 }
 
 // RuleError is a rule's failure to read its input. Its message leads with

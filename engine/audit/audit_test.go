@@ -103,3 +103,23 @@ func TestRunErrorNamesRule(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRuleInfo checks what the report learns about each rule: its doc,
+// and whether it applied (a rule with no finding had nothing to check).
+func TestRunRuleInfo(t *testing.T) {
+	ctx := &rules.Context{Snap: &archive.Snapshot{Root: t.TempDir()}}
+	some := rules.Rule{Name: "some", Doc: "checks something", Check: func(*rules.Context) ([]finding.Finding, error) {
+		return []finding.Finding{{Severity: finding.Pass, Message: "ok"}}, nil
+	}}
+	none := rules.Rule{Name: "none", Doc: "checks nothing here", Check: func(*rules.Context) ([]finding.Finding, error) { return nil, nil }}
+	rep, err := Run(ctx, []rules.Rule{some, none})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rules) != 2 || rep.Rules[0].Doc != "checks something" || !rep.Rules[0].Applied || rep.Rules[1].Applied {
+		t.Errorf("Run: rules %+v; want some applied with its doc, none not applied", rep.Rules)
+	}
+	if na := rep.Summary.NotApplied; len(na) != 1 || na[0].Rule != "none" || na[0].Reason == "" {
+		t.Errorf("Run: not applied %+v; want rule none with a reason", na)
+	}
+}

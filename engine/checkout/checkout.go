@@ -82,9 +82,9 @@ type Spec struct {
 
 // Results says where run records are and how one maps to a run.
 type Results struct {
-	File   string `json:"file"`             // a glob, relative to the root
-	Runs   string `json:"runs,omitempty"`   // dotted path to the array of records
-	Fields Fields `json:"fields,omitempty"` // where each part of a run is in a record
+	File   string `json:"file"`            // a glob, relative to the root
+	Runs   string `json:"runs,omitempty"`  // dotted path to the array of records
+	Fields Fields `json:"fields,omitzero"` // where each part of a run is in a record
 }
 
 // Fields are dotted paths inside one run record. Empty entries take the
@@ -114,7 +114,7 @@ func DefaultFields() Fields {
 type Logs struct {
 	Glob    string `json:"glob"`
 	Sidecar string `json:"sidecar,omitempty"`
-	Fields  Fields `json:"fields,omitempty"`
+	Fields  Fields `json:"fields,omitzero"`
 }
 
 // SourceGlob names source files: a glob (with "**") and their language

@@ -62,96 +62,271 @@ type Unbound struct {
 	Nearest [][]Item // per part, the nearest raw values with a compatible unit
 }
 
+// Uncovered is a measurement-like number (see Measurement) outside the
+// claim sections and outside the sections declared not claims: a number
+// the gate does not check.
+type Uncovered struct {
+	Token plan.Token
+	Place string // the section's place, or its title where it has no number
+}
+
+// SpanCheck is the check of a code span in a claim section that quotes
+// numbers: it quotes a tail line verbatim (OK, Run set), or its numbers are
+// bound by rows (OK, Run empty), or neither.
+type SpanCheck struct {
+	Span  plan.Span
+	Line  int
+	Place string
+	OK    bool
+	Run   string   // the run whose tail holds the span, "" when none does
+	Runs  []string // the runs the span was looked for in
+	Loose []string // the span's numbers no row binds, when not OK
+}
+
+// SectionCount counts the numbers of one section of the plan.
+type SectionCount struct {
+	Place   string `json:"place"`   // the section's place, or its title where it has no number
+	Gated   int    `json:"gated"`   // numbers in a claim section or bound by a row
+	Ungated int    `json:"ungated"` // measurement-like numbers outside the claim sections
+	Skipped int    `json:"skipped"` // measurement-like numbers in a section declared not claims
+}
+
+// Gate counts what the gate checks: the numbers of the claim sections and
+// those bound by a row (gated), the measurement-like numbers outside them
+// (ungated), and those in sections declared not claims (skipped), in total
+// and per section, in plan order. A section line removed from the claims
+// table shows as a drop in Gated.
+type Gate struct {
+	Gated    int            `json:"gated"`
+	Ungated  int            `json:"ungated"`
+	Skipped  int            `json:"skipped"`
+	Sections []SectionCount `json:"sections"`
+}
+
+// Limits on what a check lists; past them it counts. A plan line of a
+// million numbers costs the memory of its text, not a finding per number.
+const (
+	MaxUnbound   = 1000 // unbound numbers listed (Result.Unbound)
+	MaxUncovered = 1000 // ungated numbers listed (Result.Uncovered)
+	MaxExtra     = 20   // occurrences of a quote listed beyond a row's n=K
+)
+
 // Result is the check of a plan against a claims table.
 type Result struct {
 	Bindings []Binding
 	Unbound  []Unbound
+	// UnboundMore counts the unbound numbers past MaxUnbound.
+	UnboundMore int
+	// Uncovered lists the ungated measurement-like numbers (up to
+	// MaxUncovered; Gate.Ungated counts them all).
+	Uncovered []Uncovered
+	// Spans are the checks of the code spans in claim sections that quote
+	// numbers and are not command-line arguments or settings.
+	Spans []SpanCheck
 	// PlanErrors are the plan's reading errors on lines in claim sections.
 	PlanErrors []*plan.Error
-	// MissingSections are declared claim sections with no heading in the plan.
+	// MissingSections are declared claim sections (and skip sections)
+	// with no heading in the plan.
 	MissingSections []Section
+	// EmptySections are declared claim sections that hold no number.
+	EmptySections []Section
+	// Gate counts the numbers the gate checks and those it does not.
+	Gate Gate
 }
 
-type tokRef struct {
+// Measurement reports whether a token reads as a measurement, the numbers
+// the gate must not miss outside its claim sections: a number with a unit
+// (a percentage, a rate, a ratio "2.67×" included), a range, an arrow pair
+// or a ± pair. A bare count ("3 of them", "×3") is not one.
+func Measurement(t plan.Token) bool {
+	switch t.Kind {
+	case plan.Range, plan.Arrow, plan.PlusMinus:
+		return true
+	}
+	return t.Unit != ""
+}
+
+// sectionName names a section in counts and messages: its place, or its
+// title where it has no number.
+func sectionName(s *plan.Section) string {
+	if s == nil {
+		return "(before the first heading)"
+	}
+	if p := s.Place(); p != "" {
+		return p
+	}
+	return "\"" + s.Title + "\""
+}
+
+// ref is one occurrence of a row's quote in the plan.
+type ref struct {
 	tok   plan.Token
 	place string
-	claim bool // in a claim section
-	bound bool
 }
 
-// Check checks every row of t against doc and the archive in env, and finds
-// the numbers of the claim sections that no row binds.
+// rowRefs collects a row's occurrences: the first N+MaxExtra, and a count.
+type rowRefs struct {
+	refs  []ref
+	count int
+}
+
+// Check checks every row of t against doc and the archive in env, finds the
+// numbers of the claim sections that no row binds and the measurement-like
+// numbers outside them, and counts both. It reads the plan line by line and
+// holds one line's tokens at a time.
 func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 	res := &Result{}
-	inClaim := func(place string) bool {
-		for _, s := range t.Sections {
-			if place != "" && plan.InPlace(place, s.Place) {
+	inAny := func(s *plan.Section, secs []Section) bool {
+		for _, d := range secs {
+			if s != nil && s.In(d.Place) {
 				return true
 			}
 		}
 		return false
 	}
-	for _, s := range t.Sections {
-		found := false
-		for _, sec := range doc.Sections {
-			if plan.InPlace(sec.Place(), s.Place) {
-				found = true
-				break
+	for _, decl := range [][]Section{t.Sections, t.Skips} {
+		for _, s := range decl {
+			found := false
+			for _, sec := range doc.Sections {
+				if sec.In(s.Place) {
+					found = true
+					break
+				}
 			}
-		}
-		if !found {
-			res.MissingSections = append(res.MissingSections, s)
+			if !found {
+				res.MissingSections = append(res.MissingSections, s)
+			}
 		}
 	}
-	byText := map[string][]*tokRef{}
-	var claimToks []*tokRef
+	byQuote := map[string][]*Row{}
+	for _, row := range t.Rows {
+		byQuote[row.Quote] = append(byQuote[row.Quote], row)
+	}
+	refs := make(map[*Row]*rowRefs, len(t.Rows))
+	claimSec := map[*plan.Section]bool{}
+	skipSec := map[*plan.Section]bool{}
+	counts := map[string]*SectionCount{}
+	inDeclared := map[string]int{} // claim section place → numbers in it
+	var order []string
+	count := func(s *plan.Section) *SectionCount {
+		n := sectionName(s)
+		c := counts[n]
+		if c == nil {
+			c = &SectionCount{Place: n}
+			counts[n] = c
+			order = append(order, n)
+		}
+		return c
+	}
+	var claimLines []int
 	for i := range doc.Lines {
 		l := &doc.Lines[i]
-		if l.Section == nil || len(l.Tokens) == 0 {
-			continue
+		sec := l.Section
+		claim, ok := claimSec[sec]
+		if !ok {
+			skipSec[sec] = inAny(sec, t.Skips)
+			claim = inAny(sec, t.Sections) && !skipSec[sec]
+			claimSec[sec] = claim
 		}
-		place := l.Section.Place()
-		claim := inClaim(place)
-		for _, tk := range l.Tokens {
-			r := &tokRef{tok: tk, place: place, claim: claim}
-			byText[tk.Text] = append(byText[tk.Text], r)
-			if claim {
-				claimToks = append(claimToks, r)
+		skip := skipSec[sec]
+		place := ""
+		if sec != nil {
+			place = sec.Place()
+		}
+		hasNum := false
+		l.EachToken(func(tk plan.Token) bool {
+			c := count(sec)
+			bound := false
+			if sec != nil {
+				for _, row := range byQuote[tk.Text] {
+					if !sec.In(row.Place) {
+						continue
+					}
+					bound = true
+					rr := refs[row]
+					if rr == nil {
+						rr = &rowRefs{}
+						refs[row] = rr
+					}
+					if rr.count < row.N+MaxExtra {
+						rr.refs = append(rr.refs, ref{tk, place})
+					}
+					rr.count++
+				}
 			}
+			switch {
+			case claim || bound:
+				c.Gated++
+				res.Gate.Gated++
+				hasNum = hasNum || claim
+				if claim && !bound {
+					if len(res.Unbound) < MaxUnbound {
+						res.Unbound = append(res.Unbound, Unbound{Token: tk, Place: place})
+					} else {
+						res.UnboundMore++
+					}
+				}
+			case !Measurement(tk):
+			case skip:
+				c.Skipped++
+				res.Gate.Skipped++
+			default:
+				c.Ungated++
+				res.Gate.Ungated++
+				if len(res.Uncovered) < MaxUncovered {
+					res.Uncovered = append(res.Uncovered, Uncovered{Token: tk, Place: sectionName(sec)})
+				}
+			}
+			return true
+		})
+		if claim {
+			claimLines = append(claimLines, i)
+			if hasNum {
+				for _, s := range t.Sections {
+					if sec.In(s.Place) {
+						inDeclared[s.Place]++
+					}
+				}
+			}
+		}
+	}
+	for _, n := range order {
+		res.Gate.Sections = append(res.Gate.Sections, *counts[n])
+	}
+	for _, s := range t.Sections {
+		if inDeclared[s.Place] == 0 && !containsSection(res.MissingSections, s) {
+			res.EmptySections = append(res.EmptySections, s)
 		}
 	}
 	for _, e := range doc.Errors {
-		if inClaim(doc.Place(e.Line)) {
+		if e.Line >= 1 && e.Line <= len(doc.Lines) && claimSec[doc.Lines[e.Line-1].Section] {
 			res.PlanErrors = append(res.PlanErrors, e)
 		}
 	}
 	var derived []Item
 	for _, row := range t.Rows {
-		var refs []*tokRef
-		for _, r := range byText[row.Quote] {
-			if plan.InPlace(r.place, row.Place) {
-				refs = append(refs, r)
-			}
+		var rr rowRefs
+		if p := refs[row]; p != nil {
+			rr = *p
 		}
 		vals, srcs, evalErr := evalRow(env, row)
 		if evalErr == nil {
 			derived = append(derived, derivedItems(t, row, vals)...)
 		}
-		if len(refs) == 0 {
+		if rr.count == 0 {
 			res.Bindings = append(res.Bindings, Binding{Row: row, Place: row.Place, Status: Stale,
 				Msg: fmt.Sprintf("%s: %q is no longer in the plan (claims row %s:%d)", row.Place, row.Quote, t.File, row.Line)})
 			continue
 		}
-		if len(refs) < row.N {
+		if rr.count < row.N {
 			res.Bindings = append(res.Bindings, Binding{Row: row, Place: row.Place, Status: Stale,
-				Msg: fmt.Sprintf("%s: %q occurs %d times in the plan; claims row %s:%d binds %d (n=%d)", row.Place, row.Quote, len(refs), t.File, row.Line, row.N, row.N)})
+				Msg: fmt.Sprintf("%s: %q occurs %d times in the plan; claims row %s:%d binds %d (n=%d)", row.Place, row.Quote, rr.count, t.File, row.Line, row.N, row.N)})
 		}
-		for _, r := range refs {
-			r.bound = true
+		for _, r := range rr.refs {
 			b := Binding{Row: row, Token: r.tok, Place: r.place}
 			switch {
-			case len(refs) > row.N:
-				b.Status, b.Msg = Extra, fmt.Sprintf("%s: %q occurs %d times; claims row %s:%d binds %d (n=%d): an edit or a copy made another, or the row needs n=%d", r.place, row.Quote, len(refs), t.File, row.Line, row.N, row.N, len(refs))
+			case rr.count > row.N:
+				b.Status, b.Msg = Extra, fmt.Sprintf("%s: %q occurs %d times; claims row %s:%d binds %d (n=%d): an edit or a copy made another, or the row needs n=%d", r.place, row.Quote, rr.count, t.File, row.Line, row.N, row.N, rr.count)
 			case evalErr != nil:
 				b.Status, b.Msg = BadSource, fmt.Sprintf("%s: source of %q (claims row %s:%d) cannot be read: %v", r.place, row.Quote, t.File, row.Line, evalErr)
 			default:
@@ -173,17 +348,23 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 		}
 	}
 	env.derived = dedupeItems(derived)
-	for _, r := range claimToks {
-		if r.bound {
-			continue
+	for i := range res.Unbound {
+		u := &res.Unbound[i]
+		for j, p := range u.Token.Parts {
+			u.Nearest = append(u.Nearest, env.Nearest(p.Value, u.Token.Units[j], 3))
 		}
-		u := Unbound{Token: r.tok, Place: r.place}
-		for i, p := range r.tok.Parts {
-			u.Nearest = append(u.Nearest, env.Nearest(p.Value, r.tok.Units[i], 3))
-		}
-		res.Unbound = append(res.Unbound, u)
 	}
+	res.Spans = checkSpans(doc, t, env, res, claimLines, byQuote)
 	return res
+}
+
+func containsSection(l []Section, s Section) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // derivedItems returns the values a row derives (a computed scalar per

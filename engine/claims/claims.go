@@ -4,6 +4,8 @@
 //
 //	# a comment; blank lines are ignored
 //	section §7.1 #5                       a claim section: every number in it must be bound
+//	skip §1.3                             a section declared not claims (design targets): its numbers are counted, not listed as ungated;
+//	                                      a skip may carve a part out of a claim section, never cover a whole one
 //	set q2_0 = strata_q2_0_* strata_metal_optimized_*   a named run set (globs over run names)
 //	const page = 16 KiB                   a declared constant (value and unit)
 //	§7.1 #5 | 3,194.19 ms | strata_q2_0_moce085_prefill_1024tok:prefill_ms
@@ -50,6 +52,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/plan"
@@ -62,10 +65,13 @@ const File = "PLAN.claims"
 type Table struct {
 	File     string
 	Sections []Section
-	Sets     map[string]*Set
-	Consts   map[string]*Const
-	Rows     []*Row
-	Errors   []*Error // syntax errors; parsing goes on after one
+	// Skips are the sections declared not claims (skip PLACE): their
+	// measurement-like numbers are counted, not listed as ungated.
+	Skips  []Section
+	Sets   map[string]*Set
+	Consts map[string]*Const
+	Rows   []*Row
+	Errors []*Error // syntax errors; parsing goes on after one
 }
 
 // Section is a declared claim section.
@@ -193,13 +199,17 @@ func Parse(file string, b []byte) *Table {
 			continue
 		}
 		switch kw {
-		case "section":
+		case "section", "skip":
 			p := strings.Join(strings.Fields(rest), " ")
 			if !placeRE.MatchString(p) {
-				errf(ln, "section %q: want a place like §7.1 or §7.1 #5", p)
+				errf(ln, "%s %q: want a place like §7.1 or §7.1 #5", kw, p)
 				continue
 			}
-			t.Sections = append(t.Sections, Section{p, ln})
+			if kw == "section" {
+				t.Sections = append(t.Sections, Section{p, ln})
+			} else {
+				t.Skips = append(t.Skips, Section{p, ln})
+			}
 		case "set":
 			if st, err := parseSet(rest, t.Sets); err != nil {
 				errf(ln, "%v", err)
@@ -222,6 +232,15 @@ func Parse(file string, b []byte) *Table {
 			}
 			r.Line = ln
 			t.Rows = append(t.Rows, r)
+		}
+	}
+	// a skip may carve a part out of a claim section (§7.1 #4 of §7), never
+	// a whole one
+	for _, sk := range t.Skips {
+		for _, sc := range t.Sections {
+			if plan.InPlace(sc.Place, sk.Place) {
+				errf(sk.Line, "skip %s covers claim section %s (line %d): a section is either claims or not", sk.Place, sc.Place, sc.Line)
+			}
 		}
 	}
 	// references to undeclared sets and constants are errors of the table
@@ -247,6 +266,7 @@ func Parse(file string, b []byte) *Table {
 // keywordUsage gives, for each declaration keyword, what its line needs.
 var keywordUsage = map[string]string{
 	"section": "section PLACE (a place like §7.1 or §7.1 #5)",
+	"skip":    "skip PLACE (a section that is not claims, e.g. design targets)",
 	"set":     "set NAME = glob ...",
 	"const":   "const NAME = VALUE [UNIT]",
 }
@@ -306,12 +326,28 @@ func parseConst(text string, consts map[string]*Const) (*Const, error) {
 	return &Const{Name: name, Num: n, Unit: unit}, nil
 }
 
+// clipLen is how much of a line or expression an error message quotes.
+const clipLen = 80
+
+// clip shortens s to clipLen bytes (on a rune boundary) for an error
+// message, so that a message stays small whatever the input.
+func clip(s string) string {
+	if len(s) <= clipLen {
+		return s
+	}
+	i := clipLen
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
 func validUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 func parseRow(text string) (*Row, error) {
 	f := strings.Split(text, "|")
 	if len(f) == 1 {
-		return nil, fmt.Errorf("want a row \"place | quote | source [| options]\" or a declaration (section PLACE, set NAME = glob ..., const NAME = VALUE [UNIT]), got %q", text)
+		return nil, fmt.Errorf("want a row \"place | quote | source [| options]\" or a declaration (section PLACE, set NAME = glob ..., const NAME = VALUE [UNIT]), got %q", clip(text))
 	}
 	if len(f) < 3 || len(f) > 4 {
 		return nil, fmt.Errorf("row: want \"place | quote | source [| options]\", got %d fields", len(f))
@@ -329,7 +365,7 @@ func parseRow(text string) (*Row, error) {
 	for _, src := range strings.Split(f[2], ";") {
 		e, err := ParseExpr(strings.TrimSpace(src))
 		if err != nil {
-			return nil, fmt.Errorf("row: source %q: %v", strings.TrimSpace(src), err)
+			return nil, fmt.Errorf("row: source %q: %v", clip(strings.TrimSpace(src)), err)
 		}
 		r.Sources = append(r.Sources, e)
 	}

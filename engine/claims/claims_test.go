@@ -75,6 +75,12 @@ func TestParseTableErrors(t *testing.T) {
 		{"const", `PLAN.claims:1: const: want "const NAME = VALUE [UNIT]"`},
 		{"§7.1 #5", `PLAN.claims:1: want a row "place | quote | source [| options]" or a declaration`},
 		{"§7.1 | 1 ms | a:b | digits=x", `option "digits=x": want digits=K`},
+		{"skip", `PLAN.claims:1: skip: want "skip PLACE`},
+		{"skip 1.3", `skip "1.3": want a place`},
+		{"section §7.1 #5\nskip §7", "PLAN.claims:2: skip §7 covers claim section §7.1 #5 (line 1)"},
+		{"section §7.1\nskip §7.1", "PLAN.claims:2: skip §7.1 covers claim section §7.1 (line 1)"},
+		{"§7.1 | 1 ms | " + strings.Repeat("ceil(", 33) + "a:b" + strings.Repeat(")", 33), "derivations nested deeper than 32 at column"},
+		{"§7.1 | 1 ms | a:b c" + strings.Repeat("d", 5000), "…\" at column"},
 	}
 	for _, tt := range tests {
 		tb := Parse("PLAN.claims", []byte(tt.in))
@@ -349,6 +355,96 @@ set s = r*
 	}
 }
 
+// TestParseSkip: a skip may carve a part out of a claim section.
+func TestParseSkip(t *testing.T) {
+	tb := Parse("PLAN.claims", []byte("section §7\nskip §7.1 #4  # history\nskip §1.3\n"))
+	if err := tb.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.Skips) != 2 || tb.Skips[0] != (Section{"§7.1 #4", 2}) || tb.Skips[1] != (Section{"§1.3", 3}) {
+		t.Errorf("Skips = %+v; want §7.1 #4 (line 2) and §1.3 (line 3)", tb.Skips)
+	}
+}
+
+// TestErrorsBounded: an error quotes at most a clip of a long line or
+// expression, and a deep expression is refused in time linear in its
+// length.
+func TestErrorsBounded(t *testing.T) {
+	for _, in := range []string{
+		"§7.1 | 1 ms | " + strings.Repeat("ceil(", 200000) + "a:b" + strings.Repeat(")", 200000),
+		"§7.1 | 1 ms | a:b " + strings.Repeat("x", 1<<20),
+		strings.Repeat("y", 1<<20),
+	} {
+		err := Parse("PLAN.claims", []byte(in)).Err()
+		if err == nil || len(err.Error()) > 500 || !strings.HasPrefix(err.Error(), "PLAN.claims:1: ") {
+			t.Errorf("Parse(%d bytes) error = %.100v (%d bytes); want one under 500 bytes naming PLAN.claims:1", len(in), err, len(fmt.Sprint(err)))
+		}
+	}
+}
+
+func TestLabelSpan(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"-ub 1024", true},
+		{"--n-prompt 32 --n-gen 64", true},
+		{"llama-completion -no-cnv -t 8", true},
+		{"eval_tokens=64", true},
+		{"STRATA_METAL_MATH=fast", true},
+		{"eval time = 0.00 ms / 1 runs", false},
+		{"1.36 GB", false},
+		{"ja", false},
+		{"-5 ms", false},
+	}
+	for _, tt := range tests {
+		if got := LabelSpan(tt.in); got != tt.want {
+			t.Errorf("LabelSpan(%q) = %v; want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestContainsFields(t *testing.T) {
+	const tail = "llama_perf_context_print:        eval time =       0.00 ms /     1 runs   (    0.00 ms per token)\nnext"
+	tests := []struct {
+		span string
+		want bool
+	}{
+		{"eval time = 0.00 ms / 1 runs", true},
+		{"eval time =       0.00 ms /     1 runs", true},
+		{"eval time = 0.10 ms / 1 runs", false},
+		{"eval time = 0.00 ms / 1 runs (", true},
+		{"evaltime = 0.00 ms", false},
+		{"runs next", false}, // white space within a line only
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := containsFields(tail, tt.span); got != tt.want {
+			t.Errorf("containsFields(tail, %q) = %v; want %v", tt.span, got, tt.want)
+		}
+	}
+}
+
+func TestMeasurement(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"14.27 tok/s", true}, {"75.00 %", true}, {"2.67×", true}, {"1,024-token", true},
+		{"6.39–6.44", true}, {"9.51 → 13.52", true}, {"0.064 ± 0.002", true},
+		{"14", false}, {"×3", false}, {"5 + 9 + 4 + 4", false}, {"82.17 + 9.38 %", true},
+	}
+	for _, tt := range tests {
+		toks := plan.Scan(tt.in)
+		if len(toks) != 1 {
+			t.Fatalf("Scan(%q) = %v; want one token", tt.in, toks)
+		}
+		if got := Measurement(toks[0]); got != tt.want {
+			t.Errorf("Measurement(%q) = %v; want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestMetricRuns(t *testing.T) {
 	tb := Parse("PLAN.claims", []byte(`set tf = tf_*
 set none = zz_*
@@ -454,5 +550,30 @@ func TestParsePadOption(t *testing.T) {
 		if err := tab.Err(); err != nil || len(tab.Rows) != 1 || tab.Rows[0].PadZeros != tt.pad {
 			t.Errorf("Parse(%q) = %d rows, err %v; want one row with PadZeros %v", tt.row, len(tab.Rows), err, tt.pad)
 		}
+	}
+}
+
+// BenchmarkParseExpr parses expressions growing in length: a flat sum of n
+// metrics, and a nesting n deep (refused at MaxDepth after reading it
+// once). ns/op grows linearly with n (issue 13: a 100,000-deep expression
+// took 27 s, quadratic).
+func BenchmarkParseExpr(b *testing.B) {
+	for _, n := range []int{10000, 100000, 600000} {
+		flat := "add(" + strings.Repeat("r:m, ", n) + "r:m)"
+		deep := strings.Repeat("ceil(", n) + "r:m" + strings.Repeat(")", n)
+		b.Run(fmt.Sprintf("flat/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ParseExpr(flat); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("deep/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ParseExpr(deep); err == nil {
+					b.Fatal("a deep expression parsed")
+				}
+			}
+		})
 	}
 }

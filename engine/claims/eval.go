@@ -73,6 +73,10 @@ type Env struct {
 	Names   []string                 // every run and record name, in archive order
 	Metrics map[string]*tail.Metrics // parsed tails by name
 	Table   *Table
+	// Tail returns a run's archived output tail ("" when there is none);
+	// nil when tails are not at hand (code spans are then checked by
+	// their rows only).
+	Tail func(run string) string
 
 	sets    map[string][]string
 	ix      *index

@@ -62,8 +62,16 @@ func (e *Expr) walk(f func(*Expr)) {
 	}
 }
 
+// MaxDepth is how deeply derivations may nest in one expression. The
+// deepest row of the fixtures nests 8 calls; a deeper expression is a
+// syntax error, so that parsing, evaluation and printing recurse a bounded
+// number of times whatever the table holds.
+const MaxDepth = 32
+
 // ParseExpr parses a source expression. Function names are checked against
 // the registry (Funcs) here, so a typo is a syntax error with its line.
+// Parsing is linear in the length of s, and an expression nested deeper
+// than MaxDepth is an error.
 func ParseExpr(s string) (*Expr, error) {
 	p := &exprParser{s: s}
 	e, err := p.expr()
@@ -72,14 +80,22 @@ func ParseExpr(s string) (*Expr, error) {
 	}
 	p.space()
 	if p.i < len(p.s) {
-		return nil, fmt.Errorf("unexpected %q at column %d", p.s[p.i:], p.i+1)
+		return nil, fmt.Errorf("unexpected %q at column %d", clip(p.s[p.i:]), p.i+1)
 	}
 	return e, nil
 }
 
+// errTooDeep is an expression nested deeper than MaxDepth.
+type errTooDeep struct{ col int }
+
+func (e errTooDeep) Error() string {
+	return fmt.Sprintf("derivations nested deeper than %d at column %d", MaxDepth, e.col)
+}
+
 type exprParser struct {
-	s string
-	i int
+	s     string
+	i     int
+	depth int // calls open at p.i
 }
 
 func (p *exprParser) space() {
@@ -148,7 +164,7 @@ func (p *exprParser) expr() (*Expr, error) {
 	}
 	n := p.name()
 	if n == "" {
-		return nil, fmt.Errorf("unexpected %q at column %d", p.s[p.i:], p.i+1)
+		return nil, fmt.Errorf("unexpected %q at column %d", clip(p.s[p.i:]), p.i+1)
 	}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '(' {
@@ -156,7 +172,12 @@ func (p *exprParser) expr() (*Expr, error) {
 		if !ok {
 			return nil, fmt.Errorf("unknown derivation %s (known: %s)", n, strings.Join(FuncNames(), ", "))
 		}
+		if p.depth >= MaxDepth {
+			return nil, errTooDeep{p.i + 1}
+		}
 		p.i++
+		p.depth++
+		defer func() { p.depth-- }()
 		call := &Expr{Op: OpCall, Name: n}
 		for {
 			p.space()
@@ -166,6 +187,9 @@ func (p *exprParser) expr() (*Expr, error) {
 			}
 			a, err := p.expr()
 			if err != nil {
+				if _, deep := err.(errTooDeep); deep {
+					return nil, err // said once, not once per level
+				}
 				return nil, fmt.Errorf("%s: %v", n, err)
 			}
 			call.Args = append(call.Args, a)
@@ -181,7 +205,7 @@ func (p *exprParser) expr() (*Expr, error) {
 				p.i++
 				break
 			}
-			return nil, fmt.Errorf("%s: unexpected %q at column %d", n, p.s[p.i:], p.i+1)
+			return nil, fmt.Errorf("%s: unexpected %q at column %d", n, clip(p.s[p.i:]), p.i+1)
 		}
 		if len(call.Args) < f.MinArgs || f.MaxArgs >= 0 && len(call.Args) > f.MaxArgs {
 			return nil, fmt.Errorf("%s: %d arguments; want %s", n, len(call.Args), f.arity())

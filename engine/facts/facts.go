@@ -82,3 +82,20 @@ func Get[T any](s *Set, k *Key[T]) (T, error) {
 	}
 	return e.v.(T), nil
 }
+
+// Put sets the fact k of s to v, as if it had been read: for a caller that
+// holds the fact already (a context whose metrics were parsed, or built by
+// hand in a test). A fact already read or put is kept.
+func Put[T any](s *Set, k *Key[T], v T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cache == nil {
+		s.cache = map[Kind]*entry{}
+	}
+	if _, ok := s.cache[k]; ok {
+		return
+	}
+	e := &entry{v: v}
+	e.once.Do(func() {})
+	s.cache[k] = e
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/strataspec/strataspec/engine/kld"
 	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/tail"
+	"strings"
 )
 
 // RunMetrics are the metrics parsed from every run's tail, by run name.
@@ -36,7 +37,7 @@ var RecordMetrics = NewKey("record metrics", func(s *Set) (map[string]*tail.Metr
 // ParseRun parses a run's tail with the parser the spec gives its program:
 // a declared log format, strata's window CLI, or llama.cpp's (with
 // llama-perplexity's statistics for that program). The runner's appended
-// lines (memory, disk) are read from every tail.
+// lines (memory, disk), when a runner appended them, are read too.
 func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 	if spec == nil {
 		spec = checkout.Default()
@@ -58,6 +59,9 @@ func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 		ms.Errors = append(ms.Errors, &tail.Error{File: r.Source, Msg: "no parser for program " + prog + ": declare it under \"programs\" in " + checkout.File})
 	default:
 		ms = tail.ParsePatterns(r.Source, r.Tail, spec.Patterns(r.Parser))
+	}
+	if !strings.Contains(r.Tail, "[runner] ") {
+		return ms // no validation-runner lines appended: nothing more to read
 	}
 	return tail.Merge(ms, tail.ParseRunner(r.Source, r.Tail))
 }

@@ -128,6 +128,13 @@ func WriteFile(path string, data []byte) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("golden: %w", err)
 	}
+	// A temporary file left by an update that was killed is removed: it
+	// is ours by its name, and git would otherwise show it as untracked.
+	if stale, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(filepath.Base(path))+".tmp*")); len(stale) > 0 {
+		for _, s := range stale {
+			os.Remove(s)
+		}
+	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("golden: %w", err)
@@ -154,4 +161,16 @@ func WriteFile(path string, data []byte) (err error) {
 		return fmt.Errorf("golden: %w", err)
 	}
 	return nil
+}
+
+// globEscape escapes the characters filepath.Glob treats specially.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -169,3 +169,28 @@ func TestDisplayPath(t *testing.T) {
 		t.Errorf("displayPath(%q) = %q; want %q", "../../golden/m5/report.txt", got, want)
 	}
 }
+
+// TestWriteFileRemovesStaleTemp: an update killed between writing its
+// temporary file and renaming it leaves the temporary file; the next update
+// removes it, so no stray file stays for git to show.
+func TestWriteFileRemovesStaleTemp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.txt")
+	stale := filepath.Join(dir, ".report.txt.tmp123")
+	if err := os.WriteFile(stale, []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, ".other.txt.tmp9")
+	if err := os.WriteFile(other, []byte("not ours"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file still there after WriteFile: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("WriteFile removed another file's temporary file: %v", err)
+	}
+}

@@ -3,24 +3,31 @@
 // sizes, token counts) must reproduce exactly as printed; measured ones
 // (timings, rates) report their drift against a tolerance.
 //
-// The package itself is portable (os/exec); re-running strata needs its
-// binaries, which exist only on an M-series Mac, so the spec's live tests are
-// behind `//go:build darwin && arm64` and skip unless a checkout is named.
+// The package is portable (os/exec, no shell): the recorded argv runs as an
+// argv, its program resolved inside the checkout only (Resolve). A run is
+// started in its own process group and the whole group is killed at its
+// timeout, so a hung engine and anything it started end with it. Its output
+// is kept as the runner archives it: the last TailLines lines. Re-running
+// strata needs its binaries, which exist only on an M-series Mac; the tests
+// run the same code on every platform against a fake engine
+// (testdata/fakeengine) that replays a recorded run.
 package live
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/rusage"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -28,91 +35,240 @@ import (
 // (env: null): it cannot be re-run as it ran.
 var ErrCarriedOver = errors.New("live: run was carried over (env: null); its environment is unknown")
 
+// ErrOutsideCheckout is returned by Resolve for a program outside the checkout.
+var ErrOutsideCheckout = errors.New("outside the checkout")
+
+// DefaultTimeout bounds a re-run whose Options name no timeout.
+const DefaultTimeout = 10 * time.Minute
+
 // Options control a re-run.
 type Options struct {
-	// Dir is the working directory, normally the strata checkout.
+	// Dir is the checkout: the run's working directory, and the only place
+	// its program may be (see Resolve). Required.
 	Dir string
-	// Resolve maps the recorded argv[0] (a path on the audited machine) to
-	// the program to run here. Nil runs argv[0] as recorded.
-	Resolve func(argv0 string) (string, error)
-	// Timeout bounds the run; zero means 10 minutes.
+	// Timeout bounds the run; zero means DefaultTimeout. At the timeout the
+	// run's whole process group is killed.
 	Timeout time.Duration
-	// TailLines keeps the last N lines of output as the runner archives
-	// them; zero keeps everything.
+	// TailLines keeps the last N lines of output, as the runner archives
+	// them (see EngineLines); zero keeps everything.
 	TailLines int
+	// Progress, when set, is called every ProgressEvery while the run goes
+	// on, and once more when it ends (Done set).
+	Progress func(Progress)
+	// ProgressEvery is the interval between Progress calls; zero means 30 s.
+	ProgressEvery time.Duration
+	// MetricLine reports whether an output line carries a metric; Progress
+	// shows the last such line. Nil: every non-empty line counts.
+	MetricLine func(line string) bool
+	// WaitDelay is how long the run's output may stay open after the run
+	// ended or was killed (held by a process that left its group) before
+	// it is closed; zero means 2 s.
+	WaitDelay time.Duration
+	// Memory, when set, samples the process's memory (engine/rusage) every
+	// ProgressEvery and at the end, for Result's peaks.
+	Memory bool
 }
 
-// Rerun executes r's recorded command again with its recorded environment
-// laid over this process's, and returns a copy of r whose Tail, ExitCode and
-// DurationS are the fresh ones. A non-zero exit is not an error: it is in the
-// returned run, as the runner records it.
-func Rerun(ctx context.Context, r *archive.Run, opt Options) (*archive.Run, error) {
+// Progress is a running re-run's state, for a person watching it.
+type Progress struct {
+	Elapsed    time.Duration
+	Lines      int    // lines printed so far
+	LastMetric string // the last line that carried a metric ("" for none yet)
+	Done       bool   // the run has ended
+}
+
+// Result is a re-run.
+type Result struct {
+	// Run is a copy of the archived run whose Tail, ExitCode, DurationS
+	// and Source are the fresh ones.
+	Run *archive.Run
+	// Lines counts every line the run printed, kept or not.
+	Lines int
+	// PeakFootprint and PeakResident are the largest phys_footprint and
+	// resident_size sampled (bytes; Options.Memory), 0 when not sampled.
+	PeakFootprint, PeakResident uint64
+	// MemoryErr says why memory was not sampled (rusage.ErrUnsupported off
+	// darwin), nil when it was or was not asked for.
+	MemoryErr error
+}
+
+// Resolve returns the program to run for a recorded argv[0]: a path inside
+// the checkout at root, as the recorded one is relative to the checkout. An
+// absolute argv[0], one that climbs out with "..", and one that leads out
+// through a symbolic link are refused (ErrOutsideCheckout) with the path: a
+// results file is input, and a re-run never runs a program it names
+// elsewhere on the machine. A bare name is a file in the checkout, never a
+// $PATH lookup.
+func Resolve(root, argv0 string) (string, error) {
+	if root == "" {
+		return "", errors.New("no checkout directory to resolve the program in")
+	}
+	if argv0 == "" {
+		return "", errors.New("argv[0] is empty")
+	}
+	if filepath.IsAbs(argv0) {
+		return "", fmt.Errorf("argv[0] %s is an absolute path, %w %s", argv0, ErrOutsideCheckout, root)
+	}
+	clean := filepath.Clean(argv0)
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("argv[0] %s climbs %w %s", argv0, ErrOutsideCheckout, root)
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", fmt.Errorf("checkout: %w", err)
+	}
+	if realRoot, err = filepath.Abs(realRoot); err != nil {
+		return "", fmt.Errorf("checkout: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(realRoot, clean))
+	if err != nil {
+		return "", fmt.Errorf("argv[0] %s: %w", argv0, err)
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("argv[0] %s leads through a symbolic link to %s, %w %s", argv0, real, ErrOutsideCheckout, root)
+	}
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+		return "", fmt.Errorf("argv[0] %s is not a regular file in the checkout %s", argv0, root)
+	}
+	return real, nil
+}
+
+// Rerun executes r's recorded command again in the checkout opt.Dir with its
+// recorded environment laid over this process's, and returns the fresh run.
+// A non-zero exit is not an error: it is in the returned run, as the runner
+// records it. A run that outlives its timeout is killed with its process
+// group; the error wraps context.DeadlineExceeded and shows the last line.
+func Rerun(ctx context.Context, r *archive.Run, opt Options) (*Result, error) {
 	if r.CarriedOver || r.Env == nil {
 		return nil, fmt.Errorf("%s: %w", r.Name, ErrCarriedOver)
 	}
 	if len(r.Cmd) == 0 {
 		return nil, fmt.Errorf("live: %s: recorded command is empty", r.Name)
 	}
-	prog := r.Cmd[0]
-	if opt.Resolve != nil {
-		p, err := opt.Resolve(prog)
-		if err != nil {
-			return nil, fmt.Errorf("live: %s: resolve %s: %w", r.Name, prog, err)
-		}
-		prog = p
+	prog, err := Resolve(opt.Dir, r.Cmd[0])
+	if err != nil {
+		return nil, fmt.Errorf("live: %s: %w", r.Name, err)
 	}
 	timeout := opt.Timeout
 	if timeout == 0 {
-		timeout = 10 * time.Minute
+		timeout = DefaultTimeout
+	}
+	every := opt.ProgressEvery
+	if every == 0 {
+		every = 30 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, prog, r.Cmd[1:]...)
 	cmd.Dir = opt.Dir
-	cmd.Env = os.Environ()
-	keys := make([]string, 0, len(r.Env))
-	for k := range r.Env {
-		keys = append(keys, k)
+	cmd.Env = append(os.Environ(), sortedEnv(r.Env)...)
+	inGroup(cmd)
+	// Output still held open by a process that left the group must not
+	// hold up the result forever.
+	cmd.WaitDelay = opt.WaitDelay
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = 2 * time.Second
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		cmd.Env = append(cmd.Env, k+"="+r.Env[k])
-	}
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
+	out := newTailWriter(opt.TailLines, opt.MetricLine)
+	cmd.Stdout = out
+	cmd.Stderr = out
+
+	res := &Result{}
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("live: %s: %w", r.Name, err)
+	}
+	pid := cmd.Process.Pid
+	sample := func(done bool) {
+		if opt.Memory && res.MemoryErr == nil && !done {
+			res.MemoryErr = res.sample(pid)
+		}
+		if opt.Progress != nil {
+			lines, last := out.state()
+			opt.Progress(Progress{Elapsed: time.Since(start), Lines: lines, LastMetric: last, Done: done})
+		}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		sample(false) // the first memory reading, as soon as the process exists
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				sample(false)
+			}
+		}
+	}()
+	err = cmd.Wait()
+	close(stop)
+	wg.Wait()
+	killGroup(pid) // whatever the run left behind in its group
 	dur := time.Since(start)
+	sample(true)
 	code := 0
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("live: %s: %w after %v", r.Name, ctx.Err(), dur.Round(time.Millisecond))
+		why := fmt.Sprintf("at its timeout (%v)", timeout)
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			why = "as the test was cancelled"
+		}
+		_, last := out.lastLine()
+		return nil, fmt.Errorf("live: %s: killed with its process group (pid %d) %s: %w after %v; last line: %q",
+			r.Name, pid, why, ctx.Err(), dur.Round(time.Millisecond), last)
 	case errors.As(err, &exitErr):
 		code = exitErr.ExitCode()
 	case err != nil:
 		return nil, fmt.Errorf("live: %s: %w", r.Name, err)
 	}
 	fresh := *r
-	fresh.Tail = lastLines(out.String(), opt.TailLines)
+	fresh.Tail = out.String()
 	fresh.ExitCode = code
 	fresh.DurationS = dur.Seconds()
 	fresh.Source = "live re-run of " + r.Name
-	return &fresh, nil
+	res.Run = &fresh
+	res.Lines, _ = out.state()
+	return res, nil
 }
 
-// lastLines returns the last n lines of s (all of s when n <= 0).
-func lastLines(s string, n int) string {
-	if n <= 0 {
-		return s
+// sample reads pid's memory once and keeps the peaks; the error says why
+// it could not (then no further reading is tried).
+func (res *Result) sample(pid int) error {
+	info, err := Footprint(pid)
+	if errors.Is(err, rusage.ErrNoProcess) {
+		return nil // the run ended between the tick and the reading
 	}
-	trimmed := strings.TrimSuffix(s, "\n")
-	lines := strings.Split(trimmed, "\n")
-	if len(lines) <= n {
-		return s
+	if err != nil {
+		return err
 	}
-	return strings.Join(lines[len(lines)-n:], "\n") + "\n"
+	res.PeakFootprint = max(res.PeakFootprint, info.PhysFootprint)
+	res.PeakResident = max(res.PeakResident, info.ResidentSize)
+	return nil
+}
+
+// Footprint reads a running child's memory as the kernel bills it: its
+// phys_footprint and resident_size, the two figures the engine's
+// prompt_region(false) lines print. It is rusage.Of; off darwin it returns
+// rusage.ErrUnsupported.
+func Footprint(pid int) (rusage.Info, error) { return rusage.Of(pid) }
+
+func sortedEnv(env map[string]string) []string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
+	}
+	return out
 }
 
 // Kind says how a metric may differ between two runs of one command.
@@ -126,6 +282,14 @@ const (
 	Deterministic
 )
 
+// String returns "measured" or "deterministic".
+func (k Kind) String() string {
+	if k == Deterministic {
+		return "deterministic"
+	}
+	return "measured"
+}
+
 // Drift is one metric of a re-run set against the archived value.
 type Drift struct {
 	Metric   string
@@ -138,9 +302,11 @@ type Drift struct {
 }
 
 // Compare sets every metric of the archived tail against the fresh one, in
-// archived order; the n-th occurrence of a name is compared with the n-th.
-// Deterministic metrics must print the same text; measured metrics must be
-// within tol relative drift. A metric missing from the fresh tail is never OK.
+// archived order; the n-th occurrence of a name is compared with the n-th,
+// so both tails must be cut alike (Options.TailLines = EngineLines of the
+// archived tail). Deterministic metrics must print the same text; measured
+// metrics must be within tol relative drift. A metric missing from the fresh
+// tail is never OK.
 func Compare(archived, fresh *tail.Metrics, classify func(name string) Kind, tol float64) []Drift {
 	seen := map[string]int{}
 	var out []Drift

@@ -24,12 +24,60 @@ type Doc struct {
 	Errors   []*Error   // problems found while reading; reading goes on
 }
 
-// Line is one line of the plan.
+// Line is one line of the plan. Its numeric tokens are scanned when asked
+// for (Tokens), not kept: a plan's memory is its text, whatever the count
+// of numbers on a line.
 type Line struct {
 	N       int      // 1-based line number
 	Text    string   // the line without its line ending; invalid UTF-8 replaced by U+FFFD
 	Section *Section // innermost section the line is in; nil before the first heading
-	Tokens  []Token  // numeric tokens quoted on the line (claims, not identifiers)
+	kind    lineKind
+}
+
+type lineKind uint8
+
+const (
+	proseLine   lineKind = iota // scanned whole
+	headingLine                 // scanned without the heading's own number
+	fenceLine                   // a fence or a line inside one: not scanned
+)
+
+// Tokens returns the numeric tokens quoted on the line (claims, not
+// identifiers; see Scan), in order. A line in a fenced code block has none;
+// a heading's own number ("7.1") is not one of them.
+func (l Line) Tokens() []Token {
+	var toks []Token
+	l.EachToken(func(t Token) bool { toks = append(toks, t); return true })
+	return toks
+}
+
+// EachToken calls f with each numeric token of the line, in order, until f
+// returns false. It holds one token at a time.
+func (l Line) EachToken(f func(Token) bool) {
+	switch l.kind {
+	case fenceLine:
+		return
+	case headingLine:
+		_, title, _ := heading(l.Text)
+		scanEach(headingBody(title), func(t Token) bool {
+			t.Line, t.Col = l.N, t.Col+strings.Index(l.Text, title)
+			return f(t)
+		})
+	default:
+		scanEach(l.Text, func(t Token) bool {
+			t.Line = l.N
+			return f(t)
+		})
+	}
+}
+
+// CodeSpans returns the code spans (`…`) of the line outside fenced blocks,
+// in order.
+func (l Line) CodeSpans() []Span {
+	if l.kind == fenceLine {
+		return nil
+	}
+	return codeSpans(l.Text)
 }
 
 // Section is a Markdown heading and the lines under it, up to the next
@@ -109,7 +157,7 @@ func Parse(file string, b []byte) *Doc {
 		trim := strings.TrimSpace(text)
 		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
 			inFence = !inFence
-			d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: top(stack)})
+			d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: top(stack), kind: fenceLine})
 			cav = nil
 			continue
 		}
@@ -122,17 +170,15 @@ func Parse(file string, b []byte) *Doc {
 				s := &Section{Title: title, Level: lvl, Line: ln, Num: sectionNum(title), Parent: top(stack)}
 				stack = append(stack, s)
 				d.Sections = append(d.Sections, s)
-				toks := Scan(headingBody(title))
-				setPlace(toks, ln, strings.Index(text, title))
-				d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: s, Tokens: toks})
+				d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: s, kind: headingLine})
 				cav = nil
 				continue
 			}
 		}
 		l := Line{N: ln, Text: text, Section: top(stack)}
-		if !inFence {
-			l.Tokens = Scan(text)
-			setPlace(l.Tokens, ln, 0)
+		if inFence {
+			l.kind = fenceLine
+		} else {
 			if id, body, ok := caveatLine(text); ok {
 				d.Caveats = append(d.Caveats, Caveat{ID: id, Text: body, Line: ln, End: ln, Section: l.Section})
 				cav = &d.Caveats[len(d.Caveats)-1]
@@ -168,14 +214,6 @@ func firstInvalid(b []byte) int {
 		i += size
 	}
 	return 0
-}
-
-// setPlace sets the line of tokens and shifts their columns by off bytes.
-func setPlace(ts []Token, line, off int) {
-	for i := range ts {
-		ts[i].Line = line
-		ts[i].Col += off
-	}
 }
 
 // heading reports whether text is an ATX heading ("## Title") and returns its
@@ -263,19 +301,42 @@ func headingBody(title string) string {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 
-// InPlace reports whether place p is at or inside place want: "§7.1 #5" is
-// in "§7.1 #5" and in "§7.1". An empty want contains every place.
+// InPlace reports whether place p is at or inside place want, by the plan's
+// numbering: "§7.1 #5" is in "§7.1 #5", in "§7.1" and in "§7"; "§2.7.A" is
+// in "§2.7"; "§7.10" is not in "§7.1". An item number (#5) must be equal
+// when want names one. An empty want contains every place.
 func InPlace(p, want string) bool {
-	pf, wf := strings.Fields(p), strings.Fields(want)
-	if len(wf) > len(pf) {
+	psec, pitem := splitPlace(p)
+	wsec, witem := splitPlace(want)
+	if wsec != "" && psec != wsec && !strings.HasPrefix(psec, wsec+".") {
 		return false
 	}
-	for i := range wf {
-		if pf[i] != wf[i] {
-			return false
+	return witem == "" || pitem == witem
+}
+
+// splitPlace splits a place into its § number and its # number.
+func splitPlace(p string) (sec, item string) {
+	for _, f := range strings.Fields(p) {
+		switch {
+		case strings.HasPrefix(f, "§") && sec == "":
+			sec = f
+		case strings.HasPrefix(f, "#") && item == "":
+			item = f
 		}
 	}
-	return true
+	return sec, item
+}
+
+// In reports whether the section is at or inside place want, by the plan's
+// structure (a heading under the heading of want, at any depth) or by its
+// numbering (InPlace).
+func (s *Section) In(want string) bool {
+	for p := s; p != nil; p = p.Parent {
+		if InPlace(p.Place(), want) {
+			return true
+		}
+	}
+	return false
 }
 
 // Place returns the place of line n ("" outside numbered sections).
@@ -290,8 +351,8 @@ func (d *Doc) Place(n int) string {
 func (d *Doc) TokensIn(place string) []Token {
 	var out []Token
 	for _, l := range d.Lines {
-		if l.Section != nil && len(l.Tokens) > 0 && InPlace(l.Section.Place(), place) {
-			out = append(out, l.Tokens...)
+		if l.Section != nil && l.Section.In(place) {
+			out = append(out, l.Tokens()...)
 		}
 	}
 	return out

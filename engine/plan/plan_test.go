@@ -65,7 +65,7 @@ func TestParseSections(t *testing.T) {
 		}
 	}
 	// the fenced block carries no tokens
-	if ts := d.Lines[19].Tokens; len(ts) != 0 {
+	if ts := d.Lines[19].Tokens(); len(ts) != 0 {
 		t.Errorf("line 20 (fenced) tokens = %v; want none", got2(ts))
 	}
 	var quotes []string
@@ -141,7 +141,7 @@ func TestSectionNum(t *testing.T) {
 // other numbers in it are.
 func TestHeadingNumbers(t *testing.T) {
 	d := Parse("PLAN.md", []byte("### 7.1 Round of 22 runs\n"))
-	ts := d.Lines[0].Tokens
+	ts := d.Lines[0].Tokens()
 	if len(ts) != 1 || ts[0].Text != "22 runs" || d.Lines[0].Text[ts[0].Col-1:ts[0].Col-1+len(ts[0].Text)] != "22 runs" {
 		t.Errorf("heading tokens = %v; want [22 runs] at its column", got2(ts))
 	}
@@ -154,8 +154,8 @@ func TestParseCRLF(t *testing.T) {
 		t.Fatalf("CRLF plan has %d lines; LF plan %d", len(crlf.Lines), len(lf.Lines))
 	}
 	for i := range lf.Lines {
-		if lf.Lines[i].Text != crlf.Lines[i].Text || len(lf.Lines[i].Tokens) != len(crlf.Lines[i].Tokens) {
-			t.Errorf("line %d: CRLF %q (%d tokens); LF %q (%d tokens)", i+1, crlf.Lines[i].Text, len(crlf.Lines[i].Tokens), lf.Lines[i].Text, len(lf.Lines[i].Tokens))
+		if lf.Lines[i].Text != crlf.Lines[i].Text || len(lf.Lines[i].Tokens()) != len(crlf.Lines[i].Tokens()) {
+			t.Errorf("line %d: CRLF %q (%d tokens); LF %q (%d tokens)", i+1, crlf.Lines[i].Text, len(crlf.Lines[i].Tokens()), lf.Lines[i].Text, len(lf.Lines[i].Tokens()))
 		}
 	}
 	if len(crlf.Caveats) != 1 || len(crlf.Errors) != 0 {
@@ -172,10 +172,10 @@ func TestParseInvalidUTF8(t *testing.T) {
 	if got, want := d.Errors[0].Error(), "fixtures/x/PLAN.md:5: invalid UTF-8 at column 16"; !strings.HasPrefix(got, want) {
 		t.Errorf("Error = %q; want prefix %q", got, want)
 	}
-	if ts := d.Lines[4].Tokens; len(ts) != 1 || ts[0].Text != "6.39 GB/s" {
+	if ts := d.Lines[4].Tokens(); len(ts) != 1 || ts[0].Text != "6.39 GB/s" {
 		t.Errorf("tokens on the bad line = %v; want [6.39 GB/s]", got2(ts))
 	}
-	if ts := d.Lines[5].Tokens; len(ts) != 1 {
+	if ts := d.Lines[5].Tokens(); len(ts) != 1 {
 		t.Errorf("reading did not go on after the bad line: %v", got2(ts))
 	}
 }
@@ -214,11 +214,11 @@ func TestFixturePlans(t *testing.T) {
 		if d.Place(ln) != "§7.1 #5" {
 			t.Errorf("m5-v3 PLAN.md:%d place = %q; want §7.1 #5", ln, d.Place(ln))
 		}
-		if g := got2(d.Lines[ln-1].Tokens); strings.Join(g, ";") != strings.Join(w, ";") {
+		if g := got2(d.Lines[ln-1].Tokens()); strings.Join(g, ";") != strings.Join(w, ";") {
 			t.Errorf("m5-v3 PLAN.md:%d tokens = %q; want %q", ln, g, w)
 		}
 	}
-	if g := got2(d.Lines[577].Tokens); !strings.Contains(strings.Join(g, ";"), "3,194.23 ms") || !strings.Contains(strings.Join(g, ";"), "5,793.62 ms") {
+	if g := got2(d.Lines[577].Tokens()); !strings.Contains(strings.Join(g, ";"), "3,194.23 ms") || !strings.Contains(strings.Join(g, ";"), "5,793.62 ms") {
 		t.Errorf("m5-v3 PLAN.md:578 tokens = %q; want the two prefill ms", g)
 	}
 	if len(d.Errors) != 0 || len(d.Caveats) != 0 {
@@ -250,7 +250,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := Parse("PLAN.md", b)
 		for _, l := range d.Lines {
-			for _, tk := range l.Tokens {
+			for _, tk := range l.Tokens() {
 				if tk.Line != l.N {
 					t.Fatalf("token %q on line %d says line %d", tk.Text, l.N, tk.Line)
 				}
@@ -290,5 +290,57 @@ func BenchmarkParse100k(b *testing.B) {
 		if len(d.Lines) < 100000 {
 			b.Fatalf("%d lines", len(d.Lines))
 		}
+	}
+}
+
+func TestInPlace(t *testing.T) {
+	tests := []struct {
+		p, want string
+		in      bool
+	}{
+		{"§7.1 #5", "§7.1 #5", true},
+		{"§7.1 #5", "§7.1", true},
+		{"§7.1 #5", "§7", true},
+		{"§2.7.A #29", "§2.7", true},
+		{"§7.10", "§7.1", false},
+		{"§7.1 #4", "§7.1 #5", false},
+		{"§7", "§7.1", false},
+		{"", "§7", false},
+		{"§3.1", "", true},
+	}
+	for _, tt := range tests {
+		if got := InPlace(tt.p, tt.want); got != tt.in {
+			t.Errorf("InPlace(%q, %q) = %v; want %v", tt.p, tt.want, got, tt.in)
+		}
+	}
+}
+
+// TestSectionIn: a section is in a place by structure too — an unnumbered
+// heading under §3 is in §3.
+func TestSectionIn(t *testing.T) {
+	d := Parse("PLAN.md", []byte("## 3. Runtime\n\n### Threads\n\n8 threads\n\n## 4. Quality\n"))
+	s := d.Lines[4].Section
+	for _, tt := range []struct {
+		want string
+		in   bool
+	}{{"§3", true}, {"§4", false}, {"§3.1", false}} {
+		if got := s.In(tt.want); got != tt.in {
+			t.Errorf("section %q In(%q) = %v; want %v", s.Title, tt.want, got, tt.in)
+		}
+	}
+}
+
+// TestCodeSpans lists the closed code spans of a line, not those in a fence.
+func TestCodeSpans(t *testing.T) {
+	d := Parse("PLAN.md", []byte("a `-ub 1024` and ``x ` y`` and `open\n```\n`in fence`\n```\n"))
+	var got []string
+	for _, sp := range d.Lines[0].CodeSpans() {
+		got = append(got, fmt.Sprintf("%d:%s", sp.Col, sp.Text))
+	}
+	if w := "3:-ub 1024 18:x ` y"; strings.Join(got, " ") != w {
+		t.Errorf("CodeSpans = %q; want %q", got, w)
+	}
+	if sp := d.Lines[2].CodeSpans(); sp != nil {
+		t.Errorf("CodeSpans in a fence = %v; want none", sp)
 	}
 }

@@ -100,6 +100,8 @@ var unitList = func() []string {
 //     is two numbers;
 //   - a setting written name=value with no spaces (MoCE=0.85, K=512) is an
 //     identifier; "n = 1" is a claim;
+//   - a number after "section(s)" or "item(s)" is a reference to the plan
+//     ("sections 1–6", "item 5");
 //   - everything else that starts with a digit is a claim: a number with
 //     optional sign, thousands separators, fraction and exponent, then an
 //     optional unit (units), joined to further numbers by "–"/"-" (range),
@@ -107,6 +109,13 @@ var unitList = func() []string {
 //     "~"/"≈" (approximate) or "×" (a repeat count, "×3").
 func Scan(s string) []Token {
 	var out []Token
+	scanEach(s, func(t Token) bool { out = append(out, t); return true })
+	return out
+}
+
+// scanEach calls f with each token Scan would return, in order, until f
+// returns false.
+func scanEach(s string, f func(Token) bool) {
 	i := 0
 	// list marker
 	if j := skipSpaces(s, 0); j < len(s) && isDigit(s[j]) {
@@ -143,7 +152,9 @@ func Scan(s string) []Token {
 			continue
 		case isDigit(c):
 			if t, end, ok := scanToken(s, i); ok {
-				out = append(out, t)
+				if !f(t) {
+					return
+				}
 				i = end
 			} else {
 				i = end
@@ -152,7 +163,14 @@ func Scan(s string) []Token {
 		}
 		if c < utf8.RuneSelf && isWordByte(c) {
 			// a letter-led word: skip it whole, digits inside are an identifier
+			w := i
 			i = skipWord(s, i)
+			if refWords[strings.ToLower(s[w:i])] {
+				// "sections 1–6", "item 5": a reference, not a quantity
+				if j := skipSpaces(s, i); j > i && j < len(s) && isDigit(s[j]) {
+					i = skipWord(s, j)
+				}
+			}
 			continue
 		}
 		if r, size := utf8.DecodeRuneInString(s[i:]); unicode.IsLetter(r) || r == '§' {
@@ -161,8 +179,39 @@ func Scan(s string) []Token {
 			i += size
 		}
 	}
+}
+
+// Span is a code span (`…`) on a line.
+type Span struct {
+	Text string // the span's content, without the backticks
+	Col  int    // 1-based byte column of the opening backtick
+}
+
+// codeSpans returns the closed code spans of s, in order.
+func codeSpans(s string) []Span {
+	var out []Span
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '`')
+		if j < 0 {
+			break
+		}
+		i += j
+		end := skipCode(s, i)
+		n := 0
+		for i+n < len(s) && s[i+n] == '`' {
+			n++
+		}
+		if end > i+n {
+			out = append(out, Span{Text: strings.TrimSpace(s[i+n : end-n]), Col: i + 1})
+		}
+		i = end
+	}
 	return out
 }
+
+// refWords are the words after which a number is a reference to a part of
+// the plan, not a quantity: "sections 1–6", "item 5".
+var refWords = map[string]bool{"section": true, "sections": true, "item": true, "items": true}
 
 func skipSpaces(s string, i int) int {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {

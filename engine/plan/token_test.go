@@ -59,6 +59,8 @@ var scanTests = []struct {
 	{"| 3.40 GB |", []tok{{"3.40 GB", Single, "3.40", "GB"}}},
 
 	// identifiers: none of these is a claim
+	{"Sections 1–6 are design; section 7 is validation; item 5", nil},
+	{"see item 29 of 22 runs", []tok{{"22 runs", Single, "22", "runs"}}},
 	{"Q2_0 IQ3_S K256 M5 v2 x86", nil},
 	{"§7.1 #29 #5 L577 L577–581 runner L665–692", nil},
 	{"MoCE=0.85 K=512 C=1,024 eval_tokens=64", nil},
@@ -71,7 +73,7 @@ var scanTests = []struct {
 	{"[see](#71-results) https://example.com/a/1.2 <!-- 42 -->", nil},
 	{"1. first item", nil},                       // a list marker
 	{"  12) twelfth", nil},                       // a list marker
-	{"item 2) x", []tok{{"2", Single, "2", ""}}}, // not at the start: a number
+	{"size 2) x", []tok{{"2", Single, "2", ""}}}, // not at the start: a number
 }
 
 func TestScan(t *testing.T) {

@@ -1,11 +1,15 @@
-// Package report formats an audit's findings as text, Markdown, JSON or
-// GitHub workflow annotations. It only formats: findings are computed by rules.
+// Package report formats an audit's findings: a text or Markdown report a
+// person reads in a minute, JSON, GitHub workflow annotations, SARIF 2.1.0,
+// JUnit XML and a self-contained HTML page with charts. It only formats:
+// findings are computed by rules, and the one file a report compares with (an
+// earlier JSON report, -previous) is read by the caller and passed in.
 package report
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -25,9 +29,28 @@ type Report struct {
 	Root     string            `json:"root"`
 	Findings []finding.Finding `json:"findings"`
 	Summary  Summary           `json:"summary"`
+	// Previous compares the findings with an earlier report (-previous);
+	// nil when there is none.
+	Previous *Comparison `json:"previous,omitempty"`
 	// Info lists inputs the loader kept but no rule used (unknown keys,
 	// runs without a tail), each once: never a failure.
 	Info []string `json:"info,omitempty"`
+	// Rules describes every rule that was selected, in order: SARIF's rule
+	// table, families, default fixes and the "did not apply" list come
+	// from it.
+	Rules []RuleInfo `json:"-"`
+}
+
+// RuleInfo is what a report knows about a rule besides its findings.
+type RuleInfo struct {
+	Name   string // rule id, e.g. "plan.unsourced"
+	Doc    string // one line: what the rule checks
+	Family string // family id (Family* constants); "" for Family(Name)
+	Fix    string // default "what to fix" for its findings; "" for the report's table
+	// Applied is false for a rule whose input the snapshot lacks; Reason
+	// says why.
+	Applied bool
+	Reason  string
 }
 
 // NotApplied is a rule that did not apply to the snapshot, and why.
@@ -50,11 +73,39 @@ type Summary struct {
 	NotApplied []NotApplied `json:"not_applied,omitempty"`
 }
 
-// New builds a report from the findings of the given rules, in rule order.
+// New builds a report from the findings of the named rules, all taken as
+// applied. Use NewWithRules to pass rule metadata.
 func New(root string, ruleNames []string, findings []finding.Finding) *Report {
-	r := &Report{Root: root, Findings: findings, Summary: Summary{Rules: ruleNames}}
+	infos := make([]RuleInfo, 0, len(ruleNames))
+	for _, n := range ruleNames {
+		infos = append(infos, RuleInfo{Name: n, Applied: true})
+	}
+	return NewWithRules(root, infos, findings)
+}
+
+// NoFindingsReason is the reason given for a rule that did not apply and
+// did not say why.
+const NoFindingsReason = "no findings: nothing in the snapshot for it to check"
+
+// NewWithRules builds a report from the findings of the described rules.
+func NewWithRules(root string, rules []RuleInfo, findings []finding.Finding) *Report {
+	r := &Report{Root: root, Findings: findings, Rules: rules}
 	if r.Findings == nil {
 		r.Findings = []finding.Finding{}
+	}
+	r.Summary.Rules = []string{}
+	for i := range r.Rules {
+		ri := &r.Rules[i]
+		if ri.Family == "" {
+			ri.Family = Family(ri.Name)
+		}
+		r.Summary.Rules = append(r.Summary.Rules, ri.Name)
+		if !ri.Applied && ri.Reason == "" {
+			ri.Reason = NoFindingsReason
+		}
+		if !ri.Applied {
+			r.Summary.NotApplied = append(r.Summary.NotApplied, NotApplied{Rule: ri.Name, Reason: ri.Reason})
+		}
 	}
 	fails, warns := map[string]bool{}, map[string]bool{}
 	for _, f := range findings {
@@ -97,27 +148,65 @@ func sortedKeys(m map[string]bool) []string {
 // Failed reports whether any finding is a fail.
 func (r *Report) Failed() bool { return r.Summary.Fail > 0 }
 
-// Formats returns the names Write accepts.
-func Formats() []string { return []string{"text", "markdown", "json", "github"} }
+// rule returns the metadata of a rule, or a RuleInfo with only its name and
+// family for a rule the report was not told about.
+func (r *Report) rule(name string) RuleInfo {
+	for _, ri := range r.Rules {
+		if ri.Name == name {
+			return ri
+		}
+	}
+	return RuleInfo{Name: name, Family: Family(name), Applied: true}
+}
 
-// Write writes the report in the named format.
+// Options change how a report is written.
+type Options struct {
+	// Verbose lists every finding, pass findings included, in the text,
+	// Markdown and HTML formats (otherwise passes are counted per rule).
+	Verbose bool
+	// PathPrefix is the path from the repository root to the snapshot root,
+	// prepended to finding files in the github, sarif and junit formats.
+	// "" means the report's Root as given.
+	PathPrefix string
+	// ToolVersion is the version SARIF names; "" for "dev".
+	ToolVersion string
+}
+
+// Formats returns the names Write accepts.
+func Formats() []string {
+	return []string{"text", "markdown", "json", "github", "sarif", "junit", "html"}
+}
+
+// Write writes the report in the named format with default options.
 func (r *Report) Write(w io.Writer, format string) error {
+	return r.WriteOptions(w, format, Options{})
+}
+
+// WriteOptions writes the report in the named format.
+func (r *Report) WriteOptions(w io.Writer, format string, o Options) error {
 	switch format {
 	case "text":
-		return r.writeText(w)
+		return r.writeText(w, o)
 	case "markdown":
-		return r.writeMarkdown(w)
+		return r.writeMarkdown(w, o)
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(r)
 	case "github":
-		return r.writeGitHub(w)
+		return r.writeGitHub(w, o)
+	case "sarif":
+		return r.writeSARIF(w, o)
+	case "junit":
+		return r.writeJUnit(w, o)
+	case "html":
+		return r.writeHTML(w, o)
 	}
 	return fmt.Errorf("report: unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 }
 
+// place prints a finding's file and line: "PLAN.md:578", or "-" for none.
 func place(f finding.Finding) string {
 	if f.File == "" {
 		return "-"
@@ -128,122 +217,46 @@ func place(f finding.Finding) string {
 	return f.File
 }
 
-func (r *Report) writeText(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("verdict: %s\nroot: %s\n", r.Verdict, r.Root)
-	ew.printf("%d fail, %d warn, %d pass (rules: %s)\n", r.Summary.Fail, r.Summary.Warn, r.Summary.Pass, strings.Join(r.Summary.Rules, ", "))
-	for _, sev := range []finding.Severity{finding.Fail, finding.Warn, finding.Pass} {
-		for _, f := range r.Findings {
-			if f.Severity != sev {
-				continue
-			}
-			id := ""
-			if f.ID != "" {
-				id = " " + f.ID
-			}
-			ew.printf("\n%s %s%s  %s\n  %s\n", strings.ToUpper(f.Severity.String()), f.Rule, id, place(f), f.Message)
-			if f.Quote != "" {
-				ew.printf("  quote:  %s\n", f.Quote)
-			}
-			if f.Raw != "" {
-				ew.printf("  raw:    %s\n", f.Raw)
-			}
-			if f.Source != "" {
-				ew.printf("  source: %s\n", f.Source)
-			}
-		}
-	}
-	for _, n := range r.Summary.NotApplied {
-		ew.printf("\nNOT APPLIED %s: %s\n", n.Rule, n.Reason)
-	}
-	for _, i := range r.Info {
-		ew.printf("\ninfo: %s\n", i)
-	}
-	return ew.err
+// location is where a finding points in the repository: the file's path
+// from the repository root (slash-separated), the line in that file (0 for
+// none) and, for a finding inside an archived tail, the place inside the
+// file ("runs[3].output_tail line 12") that a line number cannot say.
+type location struct {
+	URI   string
+	Line  int
+	Inner string
 }
 
-// mdCell escapes a table cell: pipes and newlines would break the row.
-func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\r", "")
-	return strings.ReplaceAll(s, "\n", "<br>")
-}
-
-func (r *Report) writeMarkdown(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("# Audit of `%s`\n\nverdict: **%s** — %d fail, %d warn, %d pass\n\n", r.Root, r.Verdict, r.Summary.Fail, r.Summary.Warn, r.Summary.Pass)
-	ew.printf("| severity | rule | id | where | quote | raw | source | message |\n|---|---|---|---|---|---|---|---|\n")
-	for _, sev := range []finding.Severity{finding.Fail, finding.Warn, finding.Pass} {
-		for _, f := range r.Findings {
-			if f.Severity != sev {
-				continue
-			}
-			ew.printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, f.ID, mdCell(place(f)),
-				mdCell(f.Quote), mdCell(f.Raw), mdCell(f.Source), mdCell(f.Message))
-		}
+// locate returns a finding's location under prefix, the path from the
+// repository root to the snapshot root. A finding inside an archived tail
+// names "file: JSON path" and a line of the tail, not of the file: the
+// location is the file, and the place goes into Inner.
+func locate(prefix string, f finding.Finding) (location, bool) {
+	if f.File == "" {
+		return location{}, false
 	}
-	return ew.err
-}
-
-// ghEscapeData escapes an annotation message as the workflow command syntax requires.
-func ghEscapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// ghEscapeProperty escapes an annotation property value.
-func ghEscapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
-
-// writeGitHub prints one workflow annotation per fail (::error) and warn
-// (::warning) finding, with the file relative to the working directory, so a
-// pull request shows each finding on its line. Pass findings print nothing.
-func (r *Report) writeGitHub(w io.Writer) error {
-	ew := &errWriter{w: w}
-	for _, f := range r.Findings {
-		cmd := ""
-		switch f.Severity {
-		case finding.Fail:
-			cmd = "error"
-		case finding.Warn:
-			cmd = "warning"
-		default:
-			continue
-		}
-		props := []string{}
-		msgPrefix := ""
-		if f.File != "" {
-			// A finding inside an archived tail names "file: JSON path" and a
-			// line of the tail, not of the file: annotate the file and keep
-			// the place in the message.
-			file, inner, nested := strings.Cut(f.File, ": ")
-			props = append(props, "file="+ghEscapeProperty(filepath.ToSlash(filepath.Join(r.Root, file))))
-			switch {
-			case nested && f.Line > 0:
-				msgPrefix = fmt.Sprintf("%s line %d: ", inner, f.Line)
-			case nested:
-				msgPrefix = inner + ": "
-			case f.Line > 0:
-				props = append(props, fmt.Sprintf("line=%d", f.Line))
-			}
-		}
-		title := f.Rule
-		if f.ID != "" {
-			title += " " + f.ID
-		}
-		props = append(props, "title="+ghEscapeProperty(title))
-		msg := msgPrefix + f.Message
-		if f.Quote != "" {
-			msg += " (quote: " + f.Quote + ")"
-		}
-		if f.Raw != "" {
-			msg += " (raw: " + f.Raw + ")"
-		}
-		ew.printf("::%s %s::%s\n", cmd, strings.Join(props, ","), ghEscapeData(msg))
+	file, inner, nested := strings.Cut(f.File, ": ")
+	loc := location{URI: path.Clean(path.Join(slashPath(prefix), slashPath(file)))}
+	switch {
+	case nested && f.Line > 0:
+		loc.Inner = fmt.Sprintf("%s line %d", inner, f.Line)
+	case nested:
+		loc.Inner = inner
+	default:
+		loc.Line = f.Line
 	}
-	ew.printf("audit %s: %s — %d fail, %d warn, %d pass\n", r.Root, r.Verdict, r.Summary.Fail, r.Summary.Warn, r.Summary.Pass)
-	return ew.err
+	return loc, true
 }
+
+// prefix returns the path from the repository root to the snapshot root.
+func (r *Report) prefix(o Options) string {
+	if o.PathPrefix != "" {
+		return o.PathPrefix
+	}
+	return r.Root
+}
+
+func slashPath(p string) string { return filepath.ToSlash(p) }
 
 type errWriter struct {
 	w   io.Writer

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var sample = []finding.Finding{
@@ -14,6 +16,14 @@ var sample = []finding.Finding{
 		Quote: "3,194.23 ms", Raw: "3,194.19", Source: "q2_0_moce085_1024: prefill_ms", Message: "no run produced 3,194.23"},
 	{Rule: "scratch", ID: "F24", Severity: finding.Warn, File: "results/x.json", Message: "cap check only logs"},
 	{Rule: "parity", ID: "F41", Severity: finding.Pass, Message: "identical, 100%, a,b:c"},
+}
+
+// write renders a report in a format, failing the test on an error.
+func write(t *testing.T, r *Report, format string, o Options) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, r.WriteOptions(&buf, format, o), "WriteOptions(%q)", format)
+	return buf.String()
 }
 
 func TestNewVerdict(t *testing.T) {
@@ -45,86 +55,65 @@ func TestSummaryIDs(t *testing.T) {
 	}
 }
 
-func TestJSONShape(t *testing.T) {
-	var buf bytes.Buffer
-	if err := New("fixtures/m5-v3", []string{"plan.unsourced"}, sample).Write(&buf, "json"); err != nil {
-		t.Fatal(err)
-	}
-	var got map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
-		t.Fatalf("json output does not parse: %v\n%s", err, buf.String())
-	}
-	for _, k := range []string{"verdict", "root", "findings", "summary"} {
-		if _, ok := got[k]; !ok {
-			t.Errorf("json output lacks %q", k)
+func TestFamily(t *testing.T) {
+	for _, tt := range []struct{ rule, want string }{
+		{"plan.unsourced", FamilyPlan}, {"plan.range", FamilyPlan},
+		{"compare.unlike", FamilyRuns}, {"compare.rate", FamilyRuns}, {"runs.parse", FamilyRuns},
+		{"input.archive", FamilyInputs}, {"provenance", FamilyInputs},
+		{"parity", FamilyInvariants}, {"arena", FamilyInvariants}, {"scratch", FamilyInvariants},
+		{"selftest", FamilyInvariants}, {"memory", FamilyInvariants}, {"summary", FamilyRuns}, {"derive", FamilyRuns},
+		{"cache", FamilyCache}, {"tf", FamilyTFKLD}, {"kld", FamilyTFKLD}, {"code", FamilyCode},
+		{"planning", FamilyOther}, {"", FamilyOther},
+	} {
+		if got := Family(tt.rule); got != tt.want {
+			t.Errorf("Family(%q) = %q; want %q", tt.rule, got, tt.want)
 		}
 	}
+	// Metadata from the registry wins over the name.
+	r := NewWithRules("r", []RuleInfo{{Name: "newrule", Family: FamilyCache, Applied: true}},
+		[]finding.Finding{{Rule: "newrule", Severity: finding.Fail, Message: "m"}})
+	if got := r.rule("newrule").Family; got != FamilyCache {
+		t.Errorf("rule(newrule).Family = %q; want %q (from RuleInfo)", got, FamilyCache)
+	}
+	assert.Contains(t, write(t, r, "text", Options{}), "page cache: 1 fail")
+}
+
+func TestJSONShape(t *testing.T) {
+	rules := []RuleInfo{{Name: "plan.unsourced", Applied: true}, {Name: "memory", Reason: "no PLAN.md memory claims"}}
+	out := write(t, NewWithRules("fixtures/m5-v3", rules, sample), "json", Options{})
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got), "json output does not parse:\n%s", out)
+	for _, k := range []string{"verdict", "root", "findings", "summary"} {
+		assert.Contains(t, got, k, "json output lacks %q", k)
+	}
+	assert.NotContains(t, got, "previous", "json output without -previous has a previous section")
 	f := got["findings"].([]any)[0].(map[string]any)
 	for _, k := range []string{"rule", "id", "severity", "file", "line", "quote", "raw", "source", "message"} {
-		if _, ok := f[k]; !ok {
-			t.Errorf("json finding lacks %q", k)
-		}
+		assert.Contains(t, f, k, "json finding lacks %q", k)
 	}
 	if f["severity"] != "fail" || f["line"] != float64(578) {
 		t.Errorf("json finding severity, line = %v, %v; want fail, 578", f["severity"], f["line"])
 	}
+	sum := got["summary"].(map[string]any)
+	assert.Equal(t, []any{"plan.unsourced", "memory"}, sum["rules"])
+	assert.Equal(t, []any{map[string]any{"rule": "memory", "reason": "no PLAN.md memory claims"}}, sum["not_applied"])
 }
 
-func TestGitHub(t *testing.T) {
-	var buf bytes.Buffer
-	tailFinding := finding.Finding{Rule: "summary", ID: "F01", Severity: finding.Fail,
-		File: "results/r.json: runs[3].output_tail", Line: 12, Message: "decode_tok_s differs"}
-	if err := New("fixtures/m5-v3", nil, append(sample, tailFinding)).Write(&buf, "github"); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
-	want := "::error file=fixtures/m5-v3/PLAN.md,line=578,title=plan.unsourced F11::no run produced 3,194.23 (quote: 3,194.23 ms) (raw: 3,194.19)\n"
-	if !strings.Contains(out, want) {
-		t.Errorf("github output = %q; want a line %q", out, want)
-	}
-	if !strings.Contains(out, "::warning file=fixtures/m5-v3/results/x.json,title=scratch F24::") {
-		t.Errorf("github output = %q; want a warning annotation for F24", out)
-	}
-	if want := "::error file=fixtures/m5-v3/results/r.json,title=summary F01::runs[3].output_tail line 12: decode_tok_s differs\n"; !strings.Contains(out, want) {
-		t.Errorf("github output = %q; want a line %q (a tail line is not a file line)", out, want)
-	}
-	if strings.Contains(out, "F41") {
-		t.Errorf("github output annotates a pass finding: %q", out)
-	}
+func TestNotAppliedReason(t *testing.T) {
+	r := New("r", []string{"plan.unsourced", "kld"}, sample[:1])
+	assert.Empty(t, r.Summary.NotApplied, "New takes every named rule as applied")
+	r = NewWithRules("r", []RuleInfo{{Name: "plan.unsourced", Applied: true}, {Name: "kld"}}, sample[:1])
+	require.Len(t, r.Summary.NotApplied, 1)
+	assert.Equal(t, NotApplied{Rule: "kld", Reason: NoFindingsReason}, r.Summary.NotApplied[0], "a rule that gives no reason gets the default")
 }
 
-func TestEscapes(t *testing.T) {
-	for _, tt := range []struct {
-		f        func(string) string
-		in, want string
-	}{
-		{ghEscapeData, "50% a\nb", "50%25 a%0Ab"},
-		{ghEscapeProperty, "a,b:c", "a%2Cb%3Ac"},
-		{mdCell, "a|b\nc", `a\|b<br>c`},
-	} {
-		if got := tt.f(tt.in); got != tt.want {
-			t.Errorf("escape(%q) = %q; want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestTextAndMarkdown(t *testing.T) {
-	r := New("fixtures/m5-v3", []string{"plan.unsourced"}, sample)
-	for _, format := range []string{"text", "markdown"} {
-		var buf bytes.Buffer
-		if err := r.Write(&buf, format); err != nil {
-			t.Fatalf("Write(%q) = %v", format, err)
-		}
-		out := buf.String()
-		// Fails come first, so a reader sees them without scrolling.
-		if i, j := strings.Index(out, "F11"), strings.Index(out, "F41"); i < 0 || j < 0 || i > j {
-			t.Errorf("Write(%q): F11 at %d, F41 at %d; want the fail before the pass\n%s", format, i, j, out)
-		}
-		if !strings.Contains(out, VerdictFalsifier) {
-			t.Errorf("Write(%q) lacks the verdict:\n%s", format, out)
-		}
-	}
-	if err := r.Write(&bytes.Buffer{}, "yaml"); err == nil {
+func TestUnknownFormat(t *testing.T) {
+	if err := New("r", nil, sample).Write(&bytes.Buffer{}, "yaml"); err == nil {
 		t.Errorf("Write(yaml) = nil; want an error")
+	}
+	for _, f := range Formats() {
+		if err := New("r", nil, sample).Write(&bytes.Buffer{}, f); err != nil {
+			t.Errorf("Write(%q) = %v; want nil", f, err)
+		}
 	}
 }

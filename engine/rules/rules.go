@@ -107,6 +107,34 @@ type Context struct {
 	memo map[string]*memoEntry
 }
 
+// FactSet returns the context's facts: Facts, or, for a context built
+// without them, a set over Snap holding the context's Metrics as the run
+// and record metrics (made once and kept in Facts).
+func (c *Context) FactSet() *facts.Set {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Facts != nil {
+		return c.Facts
+	}
+	set := facts.New(c.Snap)
+	if c.Metrics != nil && c.Snap != nil {
+		runs := make(map[string]*tail.Metrics, len(c.Snap.Runs))
+		for _, r := range c.Snap.Runs {
+			runs[r.Name] = c.Metrics[r.Name]
+		}
+		recs := map[string]*tail.Metrics{}
+		for name, ms := range c.Metrics {
+			if _, ok := runs[name]; !ok {
+				recs[name] = ms
+			}
+		}
+		facts.Put(set, facts.RunMetrics, runs)
+		facts.Put(set, facts.RecordMetrics, recs)
+	}
+	c.Facts = set
+	return set
+}
+
 type memoEntry struct {
 	once sync.Once
 	v    any

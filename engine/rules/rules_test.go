@@ -12,9 +12,9 @@ func TestSelect(t *testing.T) {
 		list string
 		want string // comma-joined names, or an error substring prefixed with "error:"
 	}{
-		{"plan", "plan.range,plan.stale,plan.unsourced"},
+		{"compare", "compare.rate,compare.unlike"},
 		{"summary,derive", "derive,summary"},
-		{"plan.stale, plan", "plan.range,plan.stale,plan.unsourced"},
+		{"compare.rate, compare", "compare.rate,compare.unlike"},
 		{"compare.rate", "compare.rate"},
 		{"pla", `error:unknown rule "pla"`},
 		{"nosuch", `error:unknown rule "nosuch"`},

@@ -5,7 +5,12 @@
 //
 // Usage:
 //
-//	audit [-root DIR] [-format text|markdown|json|github] [-rules a,b]
+//	audit [-root DIR] [-format text|markdown|json|github|sarif|junit|html] [-rules a,b]
+//	      [-v] [-previous FILE] [-path-prefix PATH] [-strict] [-suggest]
+//
+// -strict fails the measurement-like numbers outside the claim sections
+// (rule plan.uncovered warns by default); -suggest prints PLAN.claims rows
+// for the numbers the gate cannot source, and writes nothing.
 //
 // The default root is fixtures/m5. Exit status: 0 when no finding fails,
 // 1 when one does (verdict FALSIFIER HIT), 2 on bad usage or unreadable input.
@@ -19,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/report"
 )
 
@@ -36,8 +42,12 @@ func run(stdout, stderr io.Writer, args []string) int {
 	format := fs.String("format", "text", "output `format`: "+strings.Join(report.Formats(), ", "))
 	ruleList := fs.String("rules", "", "comma-separated rule `ids` (a prefix selects its sub-rules: plan = plan.*); empty for all")
 	list := fs.Bool("list", false, "list the rules and exit")
+	gate := addGateFlags(fs)
+	initDir := fs.String("init", "", "write a starter "+checkout.File+" for `dir` by inspecting it, and exit")
+	var rf reportFlags
+	rf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format text|markdown|json|github] [-rules a,b] [-list]\n")
+		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format %s] [-rules a,b] [-v] [-previous FILE] [-path-prefix PATH] [-list] [-init DIR] [-strict] [-suggest]\n", strings.Join(report.Formats(), "|"))
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -51,14 +61,25 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fs.Usage()
 		return 2
 	}
+	if *initDir != "" {
+		return runInit(stdout, stderr, *initDir)
+	}
 	if *list {
 		for _, r := range audit.Rules() {
 			fmt.Fprintf(stdout, "%-16s %s\n", r.Name, r.Doc)
 		}
 		return 0
 	}
+	if *gate.suggest {
+		return runSuggest(stdout, stderr, *root)
+	}
 	if !validFormat(*format) {
 		fmt.Fprintf(stderr, "audit: unknown -format %q (want one of %s)\n", *format, strings.Join(report.Formats(), ", "))
+		return 2
+	}
+	prev, err := rf.readPrevious()
+	if err != nil {
+		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2
 	}
 	rep, err := audit.Audit(*root, *ruleList)
@@ -66,7 +87,13 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2
 	}
-	if err := rep.Write(stdout, *format); err != nil {
+	if *gate.strict {
+		rep = strictReport(rep)
+	}
+	if rf.previous != "" {
+		rep.Compare(rf.previous, prev)
+	}
+	if err := rep.WriteOptions(stdout, *format, rf.options(*root)); err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2
 	}

@@ -6,6 +6,7 @@ package all
 import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/rules/code"
+	"github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/engine/rules/runs"
 	"github.com/strataspec/strataspec/engine/rules/selftest"
 	"github.com/strataspec/strataspec/engine/rules/sizing"
@@ -14,12 +15,12 @@ import (
 
 // Analyzers returns every analyzer, families in report order.
 func Analyzers() []*analysis.Analyzer {
-	return []*analysis.Analyzer{
+	return append(plan.Analyzers(),
 		runs.Parse,
 		sizing.Scratch,
 		selftest.SelfTest,
 		tfkld.TF,
 		tfkld.KLD,
 		code.Code,
-	}
+	)
 }

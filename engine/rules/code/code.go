@@ -68,7 +68,7 @@ var Code = &analysis.Analyzer{
 	Name:   "code",
 	Doc:    "no number the plan quotes and no divisor a derivation uses is a literal in the functions and keys the spec names; stale log texts stay gone",
 	Family: analysis.FamilyCode,
-	Fix:    "read the count from the run (or the parameter from the configuration) instead of writing it as a literal",
+	Fix:    "derive quoted numbers from the run's own counts, not from literals in the source",
 	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.Sources, facts.Plan},
 	Run:    run,
 }
@@ -193,7 +193,7 @@ func quoted(p *analysis.Pass, spans []span, note string) error {
 	}
 	quotes := map[float64]string{} // value → "1.36 (PLAN.md:310)"
 	for _, l := range doc.Lines {
-		for _, t := range l.Tokens {
+		for _, t := range l.Tokens() {
 			for _, part := range t.Parts {
 				if part.Decimals == 0 && part.Value < 100 && part.Value > -100 {
 					continue

@@ -41,7 +41,7 @@ var SelfTest = &analysis.Analyzer{
 	Name:   "selftest",
 	Doc:    "runner --self-test: the verdict is exactly the runner's PASS line; eviction is asserted by its effect, not a return value",
 	Family: analysis.FamilyInvariants,
-	Fix:    "print exactly the PASS line, and check eviction by reading residency (mincore) before and after",
+	Fix:    "make the self-test print its exact PASS line and check eviction by residency, not a return value",
 	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RecordMetrics, facts.Sources},
 	Run:    run,
 }

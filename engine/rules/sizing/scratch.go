@@ -62,7 +62,7 @@ var Scratch = &analysis.Analyzer{
 	Name:   "scratch",
 	Doc:    "prompt-GEMM scratch: plan line = prompt_gemm_init line = need; planning and sizing are one function; the cap is enforced with an explicit arena",
 	Family: analysis.FamilyInvariants,
-	Fix:    "compute the planned need by running the sizing code in measure mode, or assert that the two agree",
+	Fix:    "plan and size the scratch with one function, and enforce the cap",
 	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.Sources},
 	Run:    run,
 }

@@ -41,7 +41,7 @@ var KLD = &analysis.Analyzer{
 	Name:   "kld",
 	Doc:    "sample size: teacher-forcing KLD over at least 3 documents per domain with a bootstrap confidence interval, or a stated caveat; a pair quoted from one run per side with the cold first run on its expert file states a caveat",
 	Family: analysis.FamilyTFKLD,
-	Fix:    "add documents per domain (or state the sample size as a caveat); quote pairs of warm, repeated runs or state the caveat",
+	Fix:    "score at least 3 documents per domain with a bootstrap interval, or state the sample size as a caveat",
 	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.TF, facts.Gate, facts.Plan},
 	Run:    runKLD,
 }

@@ -21,7 +21,7 @@ var TF = &analysis.Analyzer{
 	Name:   "tf",
 	Doc:    "teacher-forcing token files: layout found by template-token text, run flags and eval_tokens agree, hashes match provenance; truncated turns, scored template token, domain labels, <think> newline",
 	Family: analysis.FamilyTFKLD,
-	Fix:    "fix the token file or the run's flags, or state the caveat in the plan section that quotes the TF figures",
+	Fix:    "score teacher forcing on whole turns in the template's format, without template tokens, or state a caveat",
 	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.TF, facts.Gate, facts.Plan},
 	Run:    runTF,
 }

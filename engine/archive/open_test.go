@@ -1,0 +1,82 @@
+package archive
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/snapfs"
+)
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, s := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
+	}
+	return dir
+}
+
+// A folder of logs is a snapshot: one run per log, a sidecar for argv and
+// the rest, llama-bench files as runs, no spec file needed.
+func TestLoadFolderOfLogs(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"runs/cli.log":       "llama_perf_context_print: eval time = 10.00 ms / 5 runs\n",
+		"runs/cli.json":      `{"cmd": "./main -m 'my model.gguf' -n 64", "exit_code": 0, "duration_s": 3.5, "start": "2024-09-10T10:00:00Z", "host": "mac"}`,
+		"runs/bare.log":      "llama_print_timings: eval time = 1.00 ms\n",
+		"runs/pp.bench.json": `[{"avg_ts": 1.0}]`,
+		"runs/notes.txt":     "not a run",
+	})
+	s, err := Load(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, r := range s.Runs {
+		names = append(names, r.Name)
+	}
+	assert.ElementsMatch(t, []string{"cli", "bare", "pp"}, names)
+	cli := s.Run("cli")
+	require.NotNil(t, cli)
+	assert.Equal(t, []string{"./main", "-m", "my model.gguf", "-n", "64"}, cli.Cmd)
+	assert.Equal(t, checkout.ParserLlamaCpp, cli.Parser)
+	assert.Equal(t, 3.5, cli.DurationS)
+	assert.True(t, cli.HasExit)
+	assert.Equal(t, `"mac"`, cli.Extra["host"])
+	assert.Equal(t, checkout.ParserLlamaCpp, s.Run("bare").Parser, "a log without argv is recognised by its lines")
+	assert.Equal(t, checkout.ParserBench, s.Run("pp").Parser)
+	assert.Len(t, s.Notes, 1, "the sidecar's unknown key is noted once: %v", s.Notes)
+}
+
+func TestLoadJSONLines(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		checkout.File: `{"results": [{"file": "runs.jsonl", "fields": {"name": "id", "argv": "argv", "tail": "out.text"}}]}`,
+		"runs.jsonl":  "{\"id\": \"a\", \"argv\": [\"llama-cli\"], \"out\": {\"text\": \"x\"}}\n\n{\"id\": \"b\", \"argv\": [\"llama-cli\"], \"out\": {\"text\": \"y\"}}\n{\"id\": \"a\"}\n",
+	})
+	_, err := Load(dir)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, 4, e.Line, "the duplicate is on line 4: %v", err)
+	assert.Contains(t, e.Msg, "duplicate run name")
+}
+
+func TestLoadConfined(t *testing.T) {
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.json"), []byte(`{"runs": [{"name": "SECRET-hunter2"}]}`), 0o644))
+	dir := writeTree(t, map[string]string{
+		checkout.File: `{"results": [{"file": "results/r.json"}]}`,
+	})
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "results"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.json"), filepath.Join(dir, "results", "r.json")))
+	_, err := Load(dir)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, snapfs.ErrOutside), "error %v; want ErrOutside", err)
+	assert.NotContains(t, err.Error(), "hunter2")
+	assert.False(t, strings.Contains(err.Error(), outside), "the error names the outside path: %v", err)
+}

@@ -1,0 +1,149 @@
+package checkout
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/strataspec/strataspec/engine/snapfs"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, data string
+		line       int
+		msg        string
+	}{
+		{"unknown key", "{\n  \"plan\": \"P.md\",\n  \"planz\": 1\n}", 3, `unknown key "planz"`},
+		{"wrong type", "{\n  \"logs\": \"runs/*.log\"\n}", 2, "want"},
+		{"syntax", "{\n  \"plan\": \"P.md\",,\n}", 2, "syntax"},
+		{"truncated", "{\n  \"plan\": ", 2, "end of JSON"},
+		{"absolute path", "{\n  \"plan\": \"/etc/passwd\"\n}", 2, "relative"},
+		{"climbing path", "{\n\"results\": [{\"file\": \"../x.json\"}]\n}", 2, "relative"},
+		{"unknown parser", "{\n\"programs\": [\n{\"match\": \"x\", \"parser\": \"nope\"}]}", 3, `unknown parser "nope"`},
+		{"bad regexp", "{\"formats\": {\"f\": [\n{\"pattern\": \"(\", \"metrics\": {}}]}}", 2, "bad pattern"},
+		{"pattern without group", "{\"formats\": {\"f\": [\n{\"pattern\": \"x\", \"metrics\": {\"g\": {\"name\": \"m\"}}}]}}", 2, `no group named "g"`},
+		{"trailing data", "{}\n{}", 2, "unexpected data"},
+	}
+	for _, tt := range tests {
+		_, err := Parse("strataspec.json", []byte(tt.data))
+		var e *Error
+		if !assert.ErrorAs(t, err, &e, "Parse(%s)", tt.name) {
+			continue
+		}
+		if e.Line != tt.line || !strings.Contains(e.Msg, tt.msg) {
+			t.Errorf("Parse(%s) = %v; want line %d and a message containing %q", tt.name, err, tt.line, tt.msg)
+		}
+	}
+}
+
+func TestParserFor(t *testing.T) {
+	s, err := Parse(File, []byte(`{"programs": [{"match": "my-engine*", "parser": "strata"}, {"match": "main", "parser": "strata"}]}`))
+	require.NoError(t, err)
+	d := Default()
+	tests := []struct {
+		spec  *Spec
+		argv0 string
+		want  string
+	}{
+		{d, "./main", ParserLlamaCpp},
+		{d, "/opt/llama.cpp/build/bin/llama-cli", ParserLlamaCpp},
+		{d, `C:\llama\llama-bench.exe`, ParserBench},
+		{d, "perplexity", ParserPerplexity},
+		{d, "./server", ParserServer},
+		{d, "llama-server", ParserServer},
+		{d, "llama-completion", ParserLlamaCpp},
+		{d, "build/strata_window_cli", ParserStrata},
+		{d, "python3", ""},
+		{s, "./main", ParserStrata}, // a spec's programs come first
+		{s, "bin/my-engine-v2", ParserStrata},
+	}
+	for _, tt := range tests {
+		got, _ := tt.spec.ParserFor(tt.argv0)
+		if got != tt.want {
+			t.Errorf("ParserFor(%q) = %q; want %q", tt.argv0, got, tt.want)
+		}
+	}
+}
+
+func TestRuleSettingsStrict(t *testing.T) {
+	s, err := Parse(File, []byte("{\n\"rules\": {\n\"parity\": {\"tolerance\": 1e-6, \"typo\": 1}}}"))
+	require.NoError(t, err)
+	var cfg struct {
+		Tolerance float64 `json:"tolerance"`
+	}
+	found, err := s.Rule("parity", &cfg)
+	assert.True(t, found)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, 3, e.Line, "the error names the rule's line")
+	assert.Contains(t, e.Msg, "typo")
+	found, err = s.Rule("arena", &cfg)
+	assert.False(t, found)
+	assert.NoError(t, err)
+}
+
+func TestID(t *testing.T) {
+	s, err := Parse(File, []byte(`{"ids": {"compare.unlike": "F16", "compare.unlike/threads": "F17"}}`))
+	require.NoError(t, err)
+	for _, tt := range []struct{ rule, check, want string }{
+		{"compare.unlike", "threads", "F17"},
+		{"compare.unlike", "binary", "F16"},
+		{"compare.unlike", "", "F16"},
+		{"plan.range", "", ""},
+	} {
+		if got := s.ID(tt.rule, tt.check); got != tt.want {
+			t.Errorf("ID(%q, %q) = %q; want %q", tt.rule, tt.check, got, tt.want)
+		}
+	}
+}
+
+func TestDeclaredFormat(t *testing.T) {
+	s, err := Parse(File, []byte(`{"programs": [{"match": "eng", "parser": "eng"}],
+"formats": {"eng": [{"pattern": "^decode: (?P<n>[0-9]+) tok in (?P<ms>[0-9.,]+) ms$",
+  "metrics": {"n": {"name": "decode_tokens"}, "ms": {"name": "decode_ms", "unit": "ms"}}}]}}`))
+	require.NoError(t, err)
+	p, _ := s.ParserFor("./eng")
+	require.Equal(t, "eng", p)
+	ms := tail.ParsePatterns("t", "hello\ndecode: 64 tok in 6,729.76 ms\n", s.Patterns(p))
+	require.Empty(t, ms.Errors)
+	got, ok := ms.Get("decode_ms")
+	require.True(t, ok)
+	assert.Equal(t, 6729.76, got.Value())
+	assert.Equal(t, "ms", got.Unit)
+	assert.Equal(t, 2, got.Line)
+}
+
+func TestGuess(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, s string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
+	}
+	write("runs/a.log", "llama_perf_context_print: load time = 1.00 ms\n")
+	write("runs/a.json", `{"cmd": ["llama-cli"]}`)
+	write("results/all.json", `{"meta": {"v": 1}, "results": {"list": [{"label": "x", "command": "llama-cli -m m.gguf", "stdout": "", "elapsed": 3}]}}`)
+	write("bench/b.json", `[{"model_type": "llama 7B", "avg_ts": 10.5}]`)
+	fsys, err := snapfs.Open(dir)
+	require.NoError(t, err)
+	defer fsys.Close()
+	s, said, err := Guess(fsys)
+	require.NoError(t, err)
+	assert.Equal(t, []Logs{{Glob: "runs/*.log"}}, s.Logs)
+	assert.Equal(t, []string{"bench/b.json"}, s.Bench)
+	require.Len(t, s.Results, 1)
+	r := s.Results[0]
+	assert.Equal(t, "results.list", r.Runs)
+	assert.Equal(t, Fields{Name: "label", Argv: "command", Duration: "elapsed", Tail: "stdout"}, r.Fields)
+	assert.NotEmpty(t, said)
+	b, err := s.Marshal()
+	require.NoError(t, err)
+	_, err = Parse(File, b)
+	assert.NoError(t, err, "the guess parses back:\n%s", b)
+}

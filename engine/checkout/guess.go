@@ -1,0 +1,201 @@
+package checkout
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/jsontree"
+	"github.com/strataspec/strataspec/engine/snapfs"
+)
+
+// Key names Guess looks for in a run record, most likely first.
+var guessKeys = map[string][]string{
+	"name":     {"name", "run", "id", "label", "test", "title"},
+	"argv":     {"cmd", "argv", "command", "args", "cmdline", "command_line"},
+	"env":      {"env", "environment"},
+	"exit":     {"exit_code", "exit", "returncode", "return_code", "status", "rc"},
+	"duration": {"duration_s", "duration", "elapsed_s", "elapsed", "seconds", "wall_s", "time_s"},
+	"tail":     {"output_tail", "output", "stdout", "log", "tail", "stderr"},
+	"start":    {"start", "started_at", "start_time", "timestamp", "time"},
+	"group":    {"group", "kind", "category"},
+}
+
+// Guess inspects a directory and returns a starter spec for it, with one
+// line per guess it made (and per file it could not place), for a person to
+// read before adopting the spec. It reads through fsys, so it stays inside
+// the directory.
+func Guess(fsys *snapfs.FS) (*Spec, []string, error) {
+	files, err := fsys.Glob("**")
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &Spec{}
+	var said []string
+	logDirs := map[string]bool{}
+	for _, f := range files {
+		if hidden(f) {
+			continue
+		}
+		switch ext := path.Ext(f); {
+		case f == File:
+			said = append(said, fmt.Sprintf("%s: already present; the guess below ignores it", File))
+		case f == "PLAN.md" || f == "PLAN.claims":
+			said = append(said, fmt.Sprintf("%s: the plan's %s (default name)", f, map[string]string{"PLAN.md": "text", "PLAN.claims": "claims table"}[f]))
+		case ext == ".json" || ext == ".jsonl":
+			b, err := fsys.ReadFile(f, snapfs.LimitResults)
+			if err != nil {
+				said = append(said, fmt.Sprintf("%s: not read: %v", f, err))
+				continue
+			}
+			said = append(said, s.guessJSON(f, b, files))
+		case ext == ".log" || ext == ".txt" && strings.Contains(f, "log"):
+			dir := path.Dir(f)
+			if !logDirs[dir] {
+				logDirs[dir] = true
+				glob := path.Join(dir, "*"+ext)
+				s.Logs = append(s.Logs, Logs{Glob: glob})
+				said = append(said, fmt.Sprintf("%s: one run per log file (name = file name); a sidecar %s beside a log gives its argv, env, exit, duration", glob, "NAME.json"))
+			}
+		case ext == ".csv" || ext == ".md":
+			b, err := fsys.ReadFile(f, snapfs.LimitResults)
+			if err == nil && looksLikeBench(b) {
+				s.Bench = append(s.Bench, f)
+				said = append(said, fmt.Sprintf("%s: llama-bench output (%s)", f, strings.TrimPrefix(ext, ".")))
+			}
+		}
+	}
+	if len(s.Results) == 0 && len(s.Logs) == 0 && len(s.Bench) == 0 {
+		said = append(said, "no runs found: add a \"results\" entry (JSON records) or a \"logs\" glob by hand")
+	}
+	return s, said, nil
+}
+
+func hidden(f string) bool {
+	for _, part := range strings.Split(f, "/") {
+		if strings.HasPrefix(part, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+func looksLikeBench(b []byte) bool {
+	head := b
+	if len(head) > 4096 {
+		head = head[:4096]
+	}
+	return bytes.Contains(head, []byte("avg_ts")) || bytes.Contains(head, []byte("| test")) && bytes.Contains(head, []byte("t/s"))
+}
+
+// guessJSON places one JSON file: llama-bench output, a file of run
+// records, or a sidecar of a log.
+func (s *Spec) guessJSON(f string, b []byte, files []string) string {
+	stem := strings.TrimSuffix(f, path.Ext(f))
+	for _, ext := range []string{".log", ".txt"} {
+		if slices.Contains(files, stem+ext) {
+			return fmt.Sprintf("%s: sidecar of %s", f, stem+ext)
+		}
+	}
+	if looksLikeBench(b) {
+		s.Bench = append(s.Bench, f)
+		return fmt.Sprintf("%s: llama-bench output (json)", f)
+	}
+	first := b
+	if path.Ext(f) == ".jsonl" {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			first = b[:i]
+		}
+	}
+	doc, err := jsontree.ParseDoc(f, first)
+	if err != nil {
+		return fmt.Sprintf("%s: not placed: %v", f, err)
+	}
+	runsPath, rec := findRecords(doc.Root, "")
+	if path.Ext(f) == ".jsonl" && doc.Root.Kind == 'o' {
+		runsPath, rec = "", doc.Root
+	}
+	if rec == nil {
+		return fmt.Sprintf("%s: not placed: no array of records with a name", f)
+	}
+	r := Results{File: f, Runs: runsPath}
+	var got []string
+	for _, part := range []struct {
+		key string
+		dst *string
+	}{{"name", &r.Fields.Name}, {"argv", &r.Fields.Argv}, {"env", &r.Fields.Env}, {"exit", &r.Fields.Exit},
+		{"duration", &r.Fields.Duration}, {"tail", &r.Fields.Tail}, {"start", &r.Fields.Start}, {"group", &r.Fields.Group}} {
+		for _, k := range guessKeys[part.key] {
+			if rec.Get(k) != nil {
+				*part.dst = k
+				got = append(got, part.key+"="+k)
+				break
+			}
+		}
+	}
+	s.Results = append(s.Results, r)
+	where := runsPath
+	if where == "" {
+		where = "(top level)"
+	}
+	return fmt.Sprintf("%s: run records at %s; fields %s", f, where, strings.Join(got, ", "))
+}
+
+// findRecords finds the first array of objects that have a name-like key,
+// breadth first, and returns its dotted path and first record.
+func findRecords(n *jsontree.Node, at string) (string, *jsontree.Node) {
+	hasName := func(o *jsontree.Node) bool {
+		if o.Kind != 'o' {
+			return false
+		}
+		for _, k := range guessKeys["name"] {
+			if v := o.Get(k); v != nil && v.Kind == 's' {
+				return true
+			}
+		}
+		return false
+	}
+	if n.Kind == 'a' && len(n.Vals) > 0 && hasName(n.Vals[0]) {
+		return at, n.Vals[0]
+	}
+	if n.Kind != 'o' {
+		return "", nil
+	}
+	for i, k := range n.Keys {
+		v := n.Vals[i]
+		if v.Kind == 'a' && len(v.Vals) > 0 && hasName(v.Vals[0]) && !strings.Contains(k, ".") {
+			return join(at, k), v.Vals[0]
+		}
+	}
+	for i, k := range n.Keys {
+		if n.Vals[i].Kind == 'o' && !strings.Contains(k, ".") {
+			if p, r := findRecords(n.Vals[i], join(at, k)); r != nil {
+				return p, r
+			}
+		}
+	}
+	return "", nil
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// Marshal encodes a spec as an indented spec file, omitting the defaults'
+// empty parts.
+func (s *Spec) Marshal() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

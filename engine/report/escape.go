@@ -1,0 +1,80 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// clean makes text taken from a snapshot safe to print on one line of a
+// terminal or a Markdown document: control characters (C0, DEL, C1), line
+// and paragraph separators (U+2028, U+2029), bidirectional overrides and
+// invalid UTF-8 are written as Go escapes (\n, \x1b, \u2028, \xff), so a
+// quote holding "x\nverdict: PASS" cannot print a line of its own.
+func clean(s string) string {
+	if !needsClean(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// unsafeRune reports the non-ASCII runes clean escapes: C1 controls, line
+// and paragraph separators, and the bidirectional embeddings, overrides and
+// isolates that can reorder what a reader sees.
+func unsafeRune(r rune) bool {
+	return (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 ||
+		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+func needsClean(s string) bool {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || r < 0x20 || r == 0x7f || unsafeRune(r) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// shorten cuts s to at most n runes, ending a cut text with "…".
+func shorten(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	rs := []rune(s)
+	return strings.TrimRight(string(rs[:n-1]), " ") + "…"
+}
+
+// mdText escapes text for Markdown: controls as clean does, and the
+// characters that would start HTML (<, >, &) as entities, so a quote like
+// "<think>" shows instead of vanishing as a tag.
+func mdText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(clean(s))
+}
+
+// mdCell escapes a table cell: mdText, and pipes, which would split the row.
+func mdCell(s string) string {
+	return strings.ReplaceAll(mdText(s), "|", `\|`)
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCompare(t *testing.T) {
+	fail := func(rule, id, file string, line int, quote string) finding.Finding {
+		return finding.Finding{Rule: rule, ID: id, Severity: finding.Fail, File: file, Line: line, Quote: quote, Message: "m " + quote}
+	}
+	pass := func(f finding.Finding) finding.Finding { f.Severity = finding.Pass; return f }
+	moved := fail("plan.unsourced", "F11", "PLAN.md", 578, "3,194.23 ms")
+	fixedByValue := fail("plan.unsourced", "F12", "PLAN.md", 578, "5,793.62 ms")
+	gone := fail("code", "F19", "run.py", 680, "/ 65.0")
+	stillWarn := finding.Finding{Rule: "tf", ID: "F36", Severity: finding.Warn, File: "data/tf.txt", Line: 7, Quote: "<think>"}
+	regressed := fail("cache", "F26", "probe.json", 17, "1.00 → 1.00")
+	prev := []finding.Finding{moved, fixedByValue, gone, stillWarn, pass(regressed)}
+
+	movedNow := moved
+	movedNow.Line = 601 // a line inserted above: the same finding
+	fixedNow := pass(fixedByValue)
+	fixedNow.Quote = "5,793.65 ms" // the plan now quotes the raw value, same line
+	brandNew := fail("compare.unlike", "F17", "PLAN.md", 284, "2.67×")
+	cur := []finding.Finding{movedNow, fixedNow, stillWarn, regressed, brandNew}
+
+	r := New("r", nil, cur)
+	r.Compare("old.json", prev)
+	c := r.Previous
+	require.NotNil(t, c)
+	assert.Equal(t, [3]int{2, 2, 2}, [3]int{c.Fixed, c.Still, c.New}, "fixed, still, new")
+	want := []string{StatusStill, "", StatusStill, StatusNew, StatusNew}
+	for i := range cur {
+		if got := c.mark(i); got != want[i] {
+			t.Errorf("mark(%s %s) = %q; want %q", cur[i].ID, cur[i].Quote, got, want[i])
+		}
+	}
+	var fixed []string
+	for _, m := range c.Findings {
+		if m.Status == StatusFixed {
+			fixed = append(fixed, m.ID)
+		}
+	}
+	assert.Equal(t, []string{"F12", "F19"}, fixed)
+	// the verdict does not change
+	assert.Equal(t, VerdictFalsifier, r.Verdict)
+
+	out := write(t, r, "text", Options{})
+	assert.Contains(t, out, "\nagainst old.json: 2 fixed, 2 still, 2 new\n")
+	assert.Contains(t, out, "[still] PLAN.md:601")
+	assert.Contains(t, out, "[new] F17 compare.unlike")
+	assert.Contains(t, out, "fixed since old.json: 2\n  F12 plan.unsourced PLAN.md:578 5,793.62 ms\n  F19 code run.py:680 / 65.0\n")
+	js := write(t, r, "json", Options{})
+	assert.Contains(t, js, `"previous": {`)
+	assert.Contains(t, js, `"status": "fixed"`)
+}
+
+func TestParsePrevious(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, New("r", []string{"plan.unsourced"}, sample).Write(&buf, "json"))
+	fs, err := ParsePrevious("prev.json", buf.Bytes())
+	require.NoError(t, err)
+	assert.Equal(t, sample, fs, "a JSON report reads back to its findings")
+
+	for _, tt := range []struct{ name, in, want string }{
+		{"syntax", "{\n  \"verdict\": \"PASS\",\n  \"findings\": [}\n", "prev.json:3:16: not a JSON report"},
+		{"type", `{"verdict": "PASS", "findings": {}}`, "prev.json:1:"},
+		{"no findings", `{"verdict": "PASS"}`, `prev.json: not an audit report`},
+		{"other json", `[1, 2]`, "prev.json:1:1: not a JSON report"},
+		{"bad severity", `{"verdict": "PASS", "findings": [{"rule": "x", "severity": "fail"}, {"rule": "x", "severity": "maybe"}]}`, `prev.json: findings[1]: finding: unknown severity "maybe"`},
+		{"no rule", `{"verdict": "PASS", "findings": [{"severity": "fail"}]}`, `prev.json: findings[0]: a finding needs a rule`},
+		{"empty", ``, "prev.json"},
+	} {
+		_, err := ParsePrevious("prev.json", []byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParsePrevious(%s) = %v; want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// readerSample has a finding of every kind a text report places.
+func readerSample() []finding.Finding {
+	return []finding.Finding{
+		{Rule: "code", ID: "F19", Severity: finding.Fail, File: "run.py", Line: 680, Quote: "/ 65.0", Message: "literal divisor"},
+		{Rule: "plan.unsourced", ID: "F11", Severity: finding.Fail, File: "PLAN.md", Line: 578, Quote: "3,194.23 ms", Raw: "3,194.19 ms", Source: "run_a: prefill_ms", Message: "unsourced 3,194.23"},
+		{Rule: "compare.unlike", ID: "F17", Severity: finding.Fail, File: "PLAN.md", Line: 284, Quote: "2.67×", Message: "not like for like", Fix: "state the binary difference"},
+		{Rule: "compare.unlike", ID: "F18", Severity: finding.Fail, File: "PLAN.md", Line: 285, Quote: "2.30×", Message: "not like for like either", Fix: "state the binary difference"},
+		{Rule: "plan.range", ID: "F13", Severity: finding.Fail, File: "PLAN.md", Line: 577, Quote: "6.39–6.44 GB/s", Raw: "3.66–6.44 GB/s", Message: "drops runs"},
+		{Rule: "tf", ID: "F34", Severity: finding.Warn, File: "data/tf.txt", Line: 7, Message: "template token scored"},
+		{Rule: "parity", Severity: finding.Pass, Message: "PASSMESSAGE parity holds"},
+		{Rule: "parity", Severity: finding.Pass, Message: "PASSMESSAGE parity again"},
+	}
+}
+
+func readerRules() []RuleInfo {
+	var out []RuleInfo
+	for _, n := range []string{"code", "compare.unlike", "parity", "plan.range", "plan.unsourced", "tf"} {
+		out = append(out, RuleInfo{Name: n, Applied: true})
+	}
+	return append(out, RuleInfo{Name: "kld", Reason: "no KLD runs in the snapshot"})
+}
+
+// indexes returns the position of each needle in s, failing on a missing one.
+func indexes(t *testing.T, s string, needles ...string) []int {
+	t.Helper()
+	var out []int
+	for _, n := range needles {
+		i := strings.Index(s, n)
+		require.GreaterOrEqual(t, i, 0, "output lacks %q:\n%s", n, s)
+		out = append(out, i)
+	}
+	return out
+}
+
+func TestTextReaderOrder(t *testing.T) {
+	r := NewWithRules("fixtures/x", readerRules(), readerSample())
+	r.Info = []string{"results/r.json: $.extra: unknown key kept"}
+	out := write(t, r, "text", Options{})
+	lines := strings.Split(out, "\n")
+	assert.Equal(t, "verdict: FALSIFIER HIT — 5 fail, 1 warn, 2 pass in 7 rules; root fixtures/x", lines[0])
+	// unsourced table (plan.unsourced and plan.range fails), then fails by
+	// family in family order, warnings, what to fix, passes, not applied.
+	pos := indexes(t, out, "unsourced numbers: 2", "PLAN.md:577", "comparisons and runs: 2 fail", "F17 compare.unlike PLAN.md:284: not like for like",
+		"code: 1 fail", "F19 code run.py:680: literal divisor", "warnings: 1", "F34 tf data/tf.txt:7", "what to fix:", "passes: 2", "did not apply: kld (no KLD runs in the snapshot)", "info: results/r.json: $.extra: unknown key kept")
+	for i := 1; i < len(pos); i++ {
+		if pos[i] < pos[i-1] {
+			t.Errorf("text report: item %d at %d comes before item %d at %d; want the reader's order\n%s", i, pos[i], i-1, pos[i-1], out)
+		}
+	}
+	// the table has the plan's quote and the raw value on one row
+	assert.Regexp(t, regexp.MustCompile(`(?m)^  PLAN\.md:578 +3,194\.23 ms +3,194\.19 ms +run_a: prefill_ms +F11$`), out)
+	// one line per distinct fix: the rule's own fix once for both ids, the
+	// default for the rules that left Fix empty
+	assert.Contains(t, out, "  - F17, F18: state the binary difference\n")
+	assert.Equal(t, 1, strings.Count(out, "state the binary difference"))
+	assert.Contains(t, out, "  - F19: "+defaultFixes()["code"]+"\n")
+	// passes counted, not listed
+	assert.Contains(t, out, "passes: 2 (-v lists them): parity 2\n")
+	assert.NotContains(t, out, "PASSMESSAGE")
+
+	verbose := write(t, r, "text", Options{Verbose: true})
+	assert.Equal(t, 2, strings.Count(verbose, "PASSMESSAGE"), "-v lists every pass finding")
+	for _, f := range r.Findings {
+		assert.Contains(t, verbose, "\n"+strings.ToUpper(f.Severity.String())+" "+idRule(f.ID, f.Rule)+"  "+place(f)+"\n  "+f.Message+"\n")
+	}
+}
+
+func TestTextCutsLongLines(t *testing.T) {
+	long := strings.Repeat("word ", 100)
+	r := New("r", []string{"compare.unlike"}, []finding.Finding{{Rule: "compare.unlike", Severity: finding.Fail, File: "PLAN.md", Line: 1, Message: long}})
+	out := write(t, r, "text", Options{})
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > textLineWidth+2 {
+			t.Errorf("text line of %d runes; want at most %d: %q", n, textLineWidth+2, l)
+		}
+	}
+	assert.Contains(t, write(t, r, "text", Options{Verbose: true}), long, "-v prints the message in full")
+}
+
+// hostile is text from a snapshot that tries to forge report lines.
+const hostile = "x\nverdict: PASS\r\x1b[2Jy\u2028z\u0085w\u202eevil|cell\x00\xff"
+
+func TestForgedLinesEscaped(t *testing.T) {
+	f := finding.Finding{Rule: "plan.unsourced", ID: "F11", Severity: finding.Fail, File: "PLAN.md\nverdict: PASS", Line: 3,
+		Quote: hostile, Raw: hostile, Source: hostile, Message: hostile, Check: hostile, Fix: hostile}
+	w := f
+	w.Severity, w.Rule = finding.Warn, "tf"
+	r := NewWithRules("root\nverdict: PASS", []RuleInfo{{Name: "plan.unsourced", Applied: true}, {Name: "tf", Applied: true},
+		{Name: "kld", Reason: hostile}}, []finding.Finding{f, w})
+	r.Compare("prev\nverdict: PASS", []finding.Finding{f})
+	r.Info = []string{hostile}
+	for _, format := range []string{"text", "markdown", "html"} {
+		for _, verbose := range []bool{false, true} {
+			out := write(t, r, format, Options{Verbose: verbose})
+			name := fmt.Sprintf("%s (verbose %v)", format, verbose)
+			if n := len(regexp.MustCompile(`(?m)^\W*verdict: PASS`).FindAllString(out, -1)); n != 0 {
+				t.Errorf("%s: %d forged verdict lines; want 0\n%s", name, n, out)
+			}
+			for _, bad := range []string{"\r", "\x1b", "\u2028", "\u0085", "\u202e", "\x00", "\xff"} {
+				if strings.Contains(out, bad) {
+					t.Errorf("%s holds the raw character %q", name, bad)
+				}
+			}
+			if format != "html" {
+				assert.Contains(t, out, `x\nverdict: PASS\r\x1b[2Jy\u2028z\u0085w\u202eevil`, "%s: controls shown as escapes", name)
+			}
+		}
+	}
+	// Markdown table rows keep their column count: a pipe in a cell is escaped.
+	md := write(t, r, "markdown", Options{Verbose: true})
+	for _, l := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(l, "|") {
+			continue
+		}
+		cells := len(regexp.MustCompile(`(^|[^\\])\|`).FindAllString(l, -1)) - 1
+		if head := strings.Count(tableHeaderFor(md, l), "|") - 1; cells != head {
+			t.Errorf("markdown row has %d cells, its table %d: %q", cells, head, l)
+		}
+	}
+}
+
+// tableHeaderFor returns the header row of the table holding row.
+func tableHeaderFor(md, row string) string {
+	lines := strings.Split(md, "\n")
+	header := ""
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "|") {
+			header = ""
+			continue
+		}
+		if header == "" {
+			header = l
+		}
+		if l == row {
+			return header
+		}
+	}
+	return ""
+}
+
+func TestClean(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"plain – ✓ 日本", "plain – ✓ 日本"},
+		{"a\nb", `a\nb`},
+		{"a\r\nb\tc", `a\r\nb\tc`},
+		{"\x1b[31m", `\x1b[31m`},
+		{"\x7f\u0085\u009b", `\x7f\u0085\u009b`},
+		{"l\u2028p\u2029", `l\u2028p\u2029`},
+		{"\u202eabc\u2066", `\u202eabc\u2066`},
+		{"bad\xffutf8", `bad\xffutf8`},
+	} {
+		if got := clean(tt.in); got != tt.want {
+			t.Errorf("clean(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestMarkdownEscapes(t *testing.T) {
+	for _, tt := range []struct {
+		f        func(string) string
+		in, want string
+	}{
+		{mdCell, "a|b\nc", `a\|b\nc`},
+		{mdCell, "<think> & co", "&lt;think&gt; &amp; co"},
+		{mdText, "a|b", "a|b"},
+		{ghEscapeData, "50% a\nb", "50%25 a%0Ab"},
+		{ghEscapeProperty, "a,b:c", "a%2Cb%3Ac"},
+	} {
+		if got := tt.f(tt.in); got != tt.want {
+			t.Errorf("escape(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestMarkdownReaderOrder(t *testing.T) {
+	r := NewWithRules("fixtures/x", readerRules(), readerSample())
+	out := write(t, r, "markdown", Options{})
+	assert.True(t, strings.HasPrefix(out, "# FALSIFIER HIT — audit of `fixtures/x`\n"), "markdown starts with the verdict:\n%s", out)
+	pos := indexes(t, out, "## Unsourced numbers (2)", "| PLAN.md:578 | 3,194.23 ms | 3,194.19 ms | run_a: prefill_ms | F11 |",
+		"### comparisons and runs (2)", "- **F17** `compare.unlike` PLAN.md:284: not like for like", "### code (1)", "## Warnings (1)", "## What to fix",
+		"## Passes (2)", "| `parity` | 2 |", "## Did not apply", "- `kld`: no KLD runs in the snapshot")
+	for i := 1; i < len(pos); i++ {
+		if pos[i] < pos[i-1] {
+			t.Errorf("markdown: item %d comes before item %d; want the reader's order\n%s", i, i-1, out)
+		}
+	}
+	assert.NotContains(t, out, "PASSMESSAGE")
+	assert.Equal(t, 2, strings.Count(write(t, r, "markdown", Options{Verbose: true}), "PASSMESSAGE"))
+}

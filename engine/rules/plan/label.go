@@ -1,0 +1,289 @@
+package plan
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/num"
+	planmd "github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+// Label is rule plan.label.
+var Label = newAnalyzer("plan.label",
+	"the settings (MoCE=0.85), flags (-ub 1024) and model identifiers (Q2_0, K256) on a claim's line agree with the configuration "+
+		"(argv, environment, model file) of the runs its numbers are bound to",
+	planLabel)
+
+// labelAliases maps llama.cpp's short flags to the long spelling they
+// share a setting with (common/arg.cpp), after normalizing (labelKey).
+var labelAliases = map[string]string{
+	"ub": "ubatch_size", "b": "batch_size", "t": "threads", "c": "ctx_size", "n": "n_predict", "predict": "n_predict",
+	"ngl": "n_gpu_layers", "gpu_layers": "n_gpu_layers", "m": "model", "tb": "threads_batch", "p": "prompt",
+	// llama-bench's record fields
+	"n_ubatch": "ubatch_size", "n_batch": "batch_size", "n_threads": "threads",
+}
+
+// labelKey normalizes a setting or flag name: lower case, no leading
+// dashes, "-" as "_", llama.cpp's short flags as their long names.
+func labelKey(name string) string {
+	k := strings.ReplaceAll(strings.ToLower(strings.TrimLeft(name, "-")), "-", "_")
+	if a, ok := labelAliases[k]; ok {
+		return a
+	}
+	return k
+}
+
+// runLabels is a run's configuration as labels name it: every flag with
+// its value and every environment variable, by labelKey (for a llama-bench
+// record, its metrics too: n_ubatch, n_gen, …); and the parts of its model
+// file's name (K256-Q2_0-metal.gguf: K256, Q2_0, metal).
+type runLabels struct {
+	settings map[string]string // labelKey → value
+	spelled  map[string]string // labelKey → the flag or variable as the run wrote it
+	model    string            // model file base name, "" when none
+	parts    []string
+}
+
+func labelsOf(r *archive.Run, ms *tail.Metrics) runLabels {
+	rl := runLabels{settings: map[string]string{}, spelled: map[string]string{}}
+	args := r.Cmd
+	if len(args) > 0 {
+		args = args[1:]
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !claims.IsFlag(a) {
+			continue
+		}
+		name, val, eq := strings.Cut(a, "=")
+		if !eq && i+1 < len(args) && !claims.IsFlag(args[i+1]) {
+			i++
+			val = args[i]
+		}
+		k := labelKey(name)
+		rl.settings[k], rl.spelled[k] = val, name
+	}
+	for k, v := range r.Env {
+		rl.settings[labelKey(k)], rl.spelled[labelKey(k)] = v, k
+	}
+	if r.Parser == checkout.ParserBench && ms != nil {
+		// a llama-bench record's fields (n_ubatch, n_gen, …), as its
+		// metrics name them, are its configuration where argv says nothing
+		for _, m := range ms.List {
+			name := m.Name
+			if i := strings.LastIndexByte(name, '.'); i >= 0 {
+				name = name[i+1:]
+			}
+			if k := labelKey(name); rl.settings[k] == "" {
+				rl.settings[k], rl.spelled[k] = m.Num.Text, m.Name
+			}
+		}
+	}
+	if m := rl.settings["model"]; m != "" {
+		rl.model = path.Base(strings.ReplaceAll(m, "\\", "/"))
+		rl.parts = strings.FieldsFunc(rl.model, func(r rune) bool { return r == '-' || r == '.' })
+	}
+	return rl
+}
+
+// sameValue reports whether a label's value and a run's agree: equal
+// numbers (0.85 and 0.850), or equal text ignoring case.
+func sameValue(a, b string) bool {
+	x, errx := num.Parse(a)
+	y, erry := num.Parse(b)
+	if errx == nil && erry == nil {
+		return x.Value == y.Value
+	}
+	return strings.EqualFold(a, b)
+}
+
+// modelClass is the kind of a model identifier: "K" for a model size
+// (K256), "Q" for a quantization (Q2_0, IQ3_S).
+func modelClass(id string) byte {
+	if strings.HasPrefix(id, "K") {
+		return 'K'
+	}
+	return 'Q'
+}
+
+// labelGroup is what makes two labels of a line say the same thing
+// (MoCE=0 and MoCE=0.85, Q2_0 and IQ3_S): its setting, or its kind of
+// model identifier.
+func labelGroup(lb planmd.Label) string {
+	if lb.Kind == planmd.Model {
+		return "model:" + string(modelClass(lb.Name))
+	}
+	return "setting:" + labelKey(lb.Name)
+}
+
+func planLabel(pc *check) []finding.Finding {
+	const rule = "plan.label"
+	// the bound quotes of each plan line
+	byLine := map[int][]claims.Binding{}
+	for _, b := range pc.Result.Bindings {
+		if b.Token.Line > 0 && b.Status != claims.Stale {
+			byLine[b.Token.Line] = append(byLine[b.Token.Line], b)
+		}
+	}
+	lines := make([]int, 0, len(byLine))
+	for ln := range byLine {
+		lines = append(lines, ln)
+	}
+	sort.Ints(lines)
+	cache := map[string]runLabels{}
+	var out []finding.Finding
+	for _, ln := range lines {
+		l := pc.Doc.Lines[ln-1]
+		labels := planmd.Labels(l.Text)
+		if len(labels) == 0 {
+			continue
+		}
+		place := pc.Doc.Place(ln)
+		var agreed, allRuns []string
+		for i, lb := range labels {
+			// a label speaks for the quotes between the labels of its
+			// group before and after it ("Q2_0 3.66–6.44 GB/s, IQ3_S
+			// 6.10–7.07 GB/s"; "14.3 tok/s at -ub 1024, 21.7 at -ub 2048")
+			lo, hi := 0, len(l.Text)+1
+			for j, o := range labels {
+				if j == i || labelGroup(o) != labelGroup(lb) {
+					continue
+				}
+				if o.Col < lb.Col && o.Col > lo {
+					lo = o.Col
+				}
+				if o.Col > lb.Col && o.Col < hi {
+					hi = o.Col
+				}
+			}
+			if inParens(l.Text, lb.Col-1) {
+				// "23.42 GiB (IQ3_S)", "(K=256, MoCE=0.85)": it qualifies
+				// the quotes before it
+				hi = lb.Col
+			}
+			var runs []string
+			var cfg []runLabels
+			for _, b := range byLine[ln] {
+				if b.Token.Col <= lo || b.Token.Col >= hi {
+					continue
+				}
+				for _, name := range b.Row.MetricRuns(pc.Env) {
+					r := pc.runs[name]
+					if r == nil || slices.Contains(runs, name) {
+						continue // a record (route_parity log) has no configuration
+					}
+					rl, ok := cache[name]
+					if !ok {
+						rl = labelsOf(r, pc.Env.Metrics[name])
+						cache[name] = rl
+					}
+					runs, cfg = append(runs, name), append(cfg, rl)
+				}
+			}
+			msg, checked, ok := checkLabel(lb, runs, cfg)
+			if !checked {
+				continue
+			}
+			allRuns = appendNewNames(allRuns, runs...)
+			if ok {
+				agreed = appendNewNames(agreed, lb.Text)
+				continue
+			}
+			out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Line: ln, Quote: lb.Text,
+				Raw: msg, Source: strings.Join(clipList(runs, 4), ", "),
+				Message: fmt.Sprintf("%s: %s on this line, but %s", placeOr(place, pc.Doc.File), lb.Text, msg),
+				Fix:     "label the claim with the configuration its runs used, or bind it to the runs that used this one"})
+		}
+		if len(agreed) > 0 {
+			verb := "agrees"
+			if len(agreed) > 1 {
+				verb = "agree"
+			}
+			out = append(out, finding.Finding{Rule: rule, Severity: finding.Pass, File: pc.Doc.File, Line: ln, Quote: strings.Join(agreed, ", "),
+				Source:  strings.Join(clipList(allRuns, 4), ", "),
+				Message: fmt.Sprintf("%s: %s %s with the runs this line's numbers are bound to", placeOr(place, pc.Doc.File), strings.Join(agreed, ", "), verb)})
+		}
+	}
+	return out
+}
+
+// inParens reports whether text[i] is inside parentheses.
+func inParens(text string, i int) bool {
+	return strings.LastIndexByte(text[:i], '(') > strings.LastIndexByte(text[:i], ')')
+}
+
+// checkLabel checks one label against the runs a line is bound to. A label
+// is checked when at least one of the runs has that setting (or, for a
+// model identifier, a model file with an identifier of its kind); it holds
+// when one of them has its value.
+func checkLabel(lb planmd.Label, runs []string, cfg []runLabels) (msg string, checked, ok bool) {
+	var vals []string              // what the runs have, in order of first run
+	byVal := map[string][]string{} // what a run has → the runs that have it
+	add := func(v, run string) {
+		if byVal[v] == nil {
+			vals = append(vals, v)
+		}
+		byVal[v] = append(byVal[v], run)
+	}
+	what := "ran with"
+	if lb.Kind == planmd.Model {
+		what = "ran model"
+		class := modelClass(lb.Name)
+		for i, rl := range cfg {
+			for _, p := range rl.parts {
+				if p == lb.Name {
+					return "", true, true
+				}
+			}
+			for _, p := range rl.parts {
+				if modelRE(p) && modelClass(p) == class {
+					add(rl.model, runs[i])
+					break
+				}
+			}
+		}
+	} else {
+		k := labelKey(lb.Name)
+		for i, rl := range cfg {
+			v, has := rl.settings[k]
+			if !has {
+				continue
+			}
+			if sameValue(lb.Value, v) {
+				return "", true, true
+			}
+			add(rl.spelled[k]+" "+v, runs[i])
+		}
+	}
+	if len(vals) == 0 {
+		return "", false, false
+	}
+	var parts []string
+	for _, v := range vals {
+		parts = append(parts, fmt.Sprintf("%s (%s)", v, strings.Join(clipList(byVal[v], 3), ", ")))
+	}
+	return fmt.Sprintf("the runs its numbers are bound to %s %s", what, strings.Join(parts, "; ")), true, false
+}
+
+// modelRE reports whether a model file name part is a model identifier.
+func modelRE(p string) bool {
+	ls := planmd.Labels(p)
+	return len(ls) == 1 && ls[0].Kind == planmd.Model && ls[0].Name == p
+}
+
+func appendNewNames(l []string, add ...string) []string {
+	for _, a := range add {
+		if !slices.Contains(l, a) {
+			l = append(l, a)
+		}
+	}
+	return l
+}

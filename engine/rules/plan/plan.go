@@ -1,0 +1,123 @@
+// Package plan holds the plan gate's rules, as analyzers over the plan
+// check (facts.Gate: PLAN.md, PLAN.claims and every run's and record's
+// metrics, bound and checked once): every number of the claim sections
+// bound to a source that prints it (plan.unsourced), every claims row
+// still finding its quote (plan.stale), quoted ranges over every run of
+// their set (plan.range), measurement-like numbers outside the claim
+// sections listed and counted (plan.uncovered), and configuration labels
+// agreeing with the bound runs (plan.label). Rules read facts, never files.
+package plan
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/finding"
+	planmd "github.com/strataspec/strataspec/engine/plan"
+)
+
+// Analyzers returns the plan gate's rules, in report order.
+func Analyzers() []*analysis.Analyzer {
+	return []*analysis.Analyzer{Label, Range, Stale, Uncovered, Unsourced}
+}
+
+// check is what a plan rule reads: the plan check, and the runs its
+// bindings name (argv, environment, model file).
+type check struct {
+	*facts.PlanCheck
+	first map[string]string       // model file → first strata run reading it
+	runs  map[string]*archive.Run // the archive's runs by name
+}
+
+// newAnalyzer returns a plan rule: f over the plan check.
+func newAnalyzer(name, doc string, f func(*check) []finding.Finding) *analysis.Analyzer {
+	a := &analysis.Analyzer{Name: name, Doc: doc, Family: analysis.FamilyPlan,
+		Facts: []facts.Kind{facts.Gate, facts.Snapshot}}
+	a.Run = func(p *analysis.Pass) (any, error) {
+		pc, err := analysis.Fact(p, facts.Gate)
+		if err != nil {
+			if errors.Is(err, facts.ErrAbsent) {
+				// a plan gate whose plan or claims table is gone is
+				// switched off, not inapplicable: unreadable input
+				return nil, errors.New(err.Error())
+			}
+			return nil, err
+		}
+		snap, err := analysis.Fact(p, facts.Snapshot)
+		if err != nil {
+			return nil, err
+		}
+		c := &check{PlanCheck: pc, first: FirstRuns(snap), runs: make(map[string]*archive.Run, len(snap.Runs))}
+		for _, r := range snap.Runs {
+			c.runs[r.Name] = r
+		}
+		for _, f := range f(c) {
+			p.Report(f)
+		}
+		return nil, nil
+	}
+	return a
+}
+
+// FirstRuns returns, per model file (the --model argument), the first
+// strata run in archive order that reads it: the run that finds its expert
+// file cold.
+func FirstRuns(snap *archive.Snapshot) map[string]string {
+	first := map[string]string{}
+	for _, r := range snap.StrataRuns() {
+		for i := 0; i+1 < len(r.Cmd); i++ {
+			if r.Cmd[i] == "--model" {
+				if _, ok := first[r.Cmd[i+1]]; !ok {
+					first[r.Cmd[i+1]] = r.Name
+				}
+			}
+		}
+	}
+	return first
+}
+
+// isRangeRow reports whether a binding is a quoted range over a run set,
+// the kind plan.range reports.
+func isRangeRow(b claims.Binding) bool {
+	return b.Token.Kind == planmd.Range && len(b.Row.Sources) == 1
+}
+
+// bindingFinding builds the finding of one binding.
+func bindingFinding(pc *check, rule string, b claims.Binding, sev finding.Severity, msg string) finding.Finding {
+	return finding.Finding{Rule: rule, ID: b.Row.ID, Severity: sev, File: pc.Doc.File, Line: b.Token.Line,
+		Quote: b.Token.Text, Raw: b.Raw, Source: b.Source, Message: msg}
+}
+
+// dedupeFindings drops the findings identical to an earlier one, keeping
+// order: two occurrences of a quote on one line give one finding, not the
+// same twice.
+func dedupeFindings(fs []finding.Finding) []finding.Finding {
+	seen := make(map[finding.Finding]bool, len(fs))
+	out := fs[:0]
+	for _, f := range fs {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func itemList(items []claims.Item, q func(claims.Item) string) string {
+	var out []string
+	for _, it := range items {
+		out = append(out, q(it))
+	}
+	return strings.Join(out, ", ")
+}
+
+func placeOr(place, file string) string {
+	if place == "" {
+		return file
+	}
+	return place
+}

@@ -1,0 +1,162 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/num"
+	planmd "github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+const gatePlan = `# p
+
+### 7.1 R
+
+#### #5 — round
+
+- fill 3.66–6.44 GB/s and 6.39–6.44 GB/s; prefill 3,194.23 ms
+- decode 9.51 → 13.52 tok/s; 12.5 ms unbound
+- at MoCE=0.95 the decode is 13.52 tok/s
+
+### 8 Notes
+
+- 7.5 GB/s outside the claim sections
+`
+
+const gateClaims = `section §7.1 #5
+set all = r*
+§7.1 #5 | 3.66–6.44 GB/s | range(@all:fill) | id=F08
+§7.1 #5 | 6.39–6.44 GB/s | range(@all:fill) | id=F13
+§7.1 #5 | 3,194.23 ms | r2:prefill_ms | id=F11
+§7.1 #5 | 9.51 → 13.52 tok/s | r1:dec ; r2:dec
+§7.1 #5 | 13.52 tok/s | r2:dec
+§7.1 #5 | 1.00 GB | r1:fill
+`
+
+// gateFacts builds the facts of a snapshot by hand: three runs with their
+// metrics, a plan and a claims table.
+func gateFacts(t *testing.T, planText, claimsText string) *facts.Set {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{"PLAN.md": planText, "PLAN.claims": claimsText} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(name, moce string) *archive.Run {
+		return &archive.Run{Name: name, Group: archive.GroupSpeed, Parser: checkout.ParserStrata,
+			Cmd: []string{"cli", "--model", "K256-Q2_0.gguf", "--moce", moce}}
+	}
+	snap := &archive.Snapshot{Root: dir, Runs: []*archive.Run{run("r1", "0"), run("r2", "0.85"), run("r3", "0.85")}}
+	m := func(name, text, unit string) tail.Metric {
+		return tail.Metric{Name: name, Num: num.MustParse(text), Unit: unit, Line: 1}
+	}
+	set := facts.New(snap)
+	facts.Put(set, facts.RunMetrics, map[string]*tail.Metrics{
+		"r1": {List: []tail.Metric{m("fill", "3.66", "GB/s"), m("dec", "9.51", "tok/s")}},
+		"r2": {List: []tail.Metric{m("fill", "6.44", "GB/s"), m("prefill_ms", "3194.19", "ms"), m("dec", "13.52", "tok/s"), m("x", "12.49", "ms")}},
+		"r3": {List: []tail.Metric{m("fill", "6.39", "GB/s")}},
+	})
+	facts.Put(set, facts.RecordMetrics, map[string]*tail.Metrics{})
+	return set
+}
+
+func lines(fs []finding.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		if f.Severity != finding.Pass {
+			out = append(out, strings.Join([]string{f.Severity.String(), f.Rule, f.ID, f.File, num.Format(float64(f.Line), 0), f.Quote, f.Raw}, " "))
+		}
+	}
+	return out
+}
+
+func TestPlanRules(t *testing.T) {
+	res, err := analysis.Run(gateFacts(t, gatePlan, gateClaims), Analyzers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range res {
+		if r.NotApplied != "" {
+			t.Errorf("%s not applied: %s", r.Analyzer.Name, r.NotApplied)
+		}
+		got = append(got, lines(r.Findings)...)
+	}
+	want := []string{
+		"fail plan.label  PLAN.md 9 MoCE=0.95 the runs its numbers are bound to ran with --moce 0.85 (r2)",
+		"fail plan.range F13 PLAN.md 7 6.39–6.44 GB/s 3.66–6.44 GB/s",
+		"fail plan.stale  PLAN.claims 8 1.00 GB ",
+		"warn plan.uncovered  PLAN.md 13 7.5 GB/s ",
+		"warn plan.uncovered  PLAN.claims 0  gated=6 ungated=1 skipped=0",
+		"fail plan.unsourced F11 PLAN.md 7 3,194.23 ms 3,194.19 ms",
+		"fail plan.unsourced  PLAN.md 8 12.5 ms nearest raw: 12.49 ms (r2: x), 3194.19 ms (r2: prefill_ms)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("plan rules =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestPlanRulesMissingInput: a plan gate whose plan is gone is unreadable
+// input (exit 2), not a rule that does not apply.
+func TestPlanRulesMissingInput(t *testing.T) {
+	set := gateFacts(t, gatePlan, gateClaims)
+	if err := os.Remove(filepath.Join(set.Snap.Root, "PLAN.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range Analyzers() {
+		_, err := analysis.Run(set, []*analysis.Analyzer{a})
+		if err == nil || !strings.HasPrefix(err.Error(), "PLAN.md: ") {
+			t.Errorf("%s without PLAN.md: error %v; want one naming PLAN.md", a.Name, err)
+		}
+	}
+}
+
+func TestStrict(t *testing.T) {
+	fs := []finding.Finding{
+		{Rule: "plan.uncovered", Check: UncoveredCheck, Severity: finding.Warn},
+		{Rule: "plan.uncovered", Check: GateCheck, Severity: finding.Pass},
+		{Rule: "memory", Severity: finding.Warn},
+	}
+	got := Strict(fs)
+	if got[0].Severity != finding.Fail || got[1].Severity != finding.Pass || got[2].Severity != finding.Warn || fs[0].Severity != finding.Warn {
+		t.Errorf("Strict = %v (input after: %v); want only the ungated warning failed, the input unchanged", got, fs)
+	}
+}
+
+func TestLabelValues(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{{"0.85", "0.850", true}, {"0.95", "0.85", false}, {"fast", "FAST", true}, {"1,024", "1024", true}, {"x", "1", false}}
+	for _, tt := range tests {
+		if got := sameValue(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameValue(%q, %q) = %v; want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+	for in, want := range map[string]string{"-ub": "ubatch_size", "--ubatch-size": "ubatch_size", "MoCE": "moce", "--n-gen": "n_gen", "STRATA_X": "strata_x"} {
+		if got := labelKey(in); got != want {
+			t.Errorf("labelKey(%q) = %q; want %q", in, got, want)
+		}
+	}
+	rl := labelsOf(&archive.Run{Cmd: []string{"/bin/llama-cli", "-m", "/m/K256-Q2_K.gguf", "-ub", "1024", "--ctx-size=4096", "-st"}, Env: map[string]string{"STRATA_METAL_MATH": "fast"}}, nil)
+	if rl.settings["ubatch_size"] != "1024" || rl.settings["ctx_size"] != "4096" || rl.settings["strata_metal_math"] != "fast" || rl.model != "K256-Q2_K.gguf" || strings.Join(rl.parts, " ") != "K256 Q2_K gguf" {
+		t.Errorf("labelsOf = %+v", rl)
+	}
+	bench := &tail.Metrics{List: []tail.Metric{{Name: "pp512.n_ubatch", Num: num.MustParse("512")}, {Name: "n_gen", Num: num.MustParse("128")}}}
+	rl = labelsOf(&archive.Run{Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench}, bench)
+	if msg, checked, ok := checkLabel(planmd.Labels("`-ub 1024`")[0], []string{"b"}, []runLabels{rl}); !checked || ok || !strings.Contains(msg, "pp512.n_ubatch 512 (b)") {
+		t.Errorf("-ub 1024 against a llama-bench record with n_ubatch 512: %q, checked %v, ok %v; want a disagreement naming pp512.n_ubatch 512", msg, checked, ok)
+	}
+	if _, checked, ok := checkLabel(planmd.Labels("--n-gen 128")[0], []string{"b"}, []runLabels{rl}); !checked || !ok {
+		t.Errorf("--n-gen 128 against n_gen 128: checked %v, ok %v; want agreement", checked, ok)
+	}
+}

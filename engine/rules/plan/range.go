@@ -1,0 +1,68 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/finding"
+)
+
+// Range is rule plan.range.
+var Range = newAnalyzer("plan.range",
+	"a quoted range over a run set covers every run of the set (the cold first run included)",
+	planRange)
+
+func planRange(pc *check) []finding.Finding {
+	var out []finding.Finding
+	const rule = "plan.range"
+	plots := map[string]*finding.Plot{} // one plot per quote and row, so that duplicates still dedupe
+	for _, b := range pc.Result.Bindings {
+		if !isRangeRow(b) {
+			continue
+		}
+		var f finding.Finding
+		switch b.Status {
+		case claims.Match:
+			f = bindingFinding(pc, rule, b, finding.Pass,
+				fmt.Sprintf("%s: %s covers every run of its set", b.Place, b.Token.Text))
+		case claims.DropsRuns:
+			f = bindingFinding(pc, rule, b, finding.Fail,
+				fmt.Sprintf("%s: %s drops runs: %s; the full range is %s", b.Place, b.Token.Text, b.Msg, b.Raw))
+		default:
+			continue
+		}
+		key := fmt.Sprintf("%d:%d:%d", b.Row.Line, b.Token.Line, b.Token.Col)
+		if plots[key] == nil {
+			plots[key] = rangePlot(pc, b)
+		}
+		f.Plot = plots[key]
+		out = append(out, f)
+	}
+	return dedupeFindings(out)
+}
+
+// rangePlot is the chart data of a quoted range: the quoted ends, and each
+// run of the set with its value, the cold first run on its model file
+// noted. It is nil when the source does not evaluate to runs.
+func rangePlot(pc *check, b claims.Binding) *finding.Plot {
+	v, err := pc.Env.Eval(b.Row.Sources[0])
+	if err != nil || len(v.List) == 0 {
+		return nil
+	}
+	cold := map[string]bool{}
+	for _, run := range pc.first {
+		cold[run] = true
+	}
+	p := &finding.Plot{Kind: "range", Unit: b.Token.Unit}
+	for _, q := range b.Token.Parts {
+		p.Quoted = append(p.Quoted, q.Value)
+	}
+	for _, it := range v.List {
+		pt := finding.Point{Label: it.Run, Value: it.Value}
+		if cold[it.Run] {
+			pt.Note = "cold first run"
+		}
+		p.Points = append(p.Points, pt)
+	}
+	return p
+}

@@ -1,0 +1,93 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/finding"
+)
+
+// UncoveredCheck is the Check name of plan.uncovered's finding for one
+// ungated number; -strict turns these warnings into failures.
+const UncoveredCheck = "ungated"
+
+// GateCheck is the Check name of plan.uncovered's finding that counts the
+// gated and ungated numbers.
+const GateCheck = "gate"
+
+// Uncovered is rule plan.uncovered.
+var Uncovered = newAnalyzer("plan.uncovered",
+	"every measurement-like number of PLAN (a unit, a percentage, a rate, a range, an arrow pair, a ratio) outside the claim sections "+
+		"is listed as a warning, unless its section is declared not claims (skip §N in PLAN.claims); the counts of gated and ungated numbers, per section, show a gate removed",
+	planUncovered)
+
+func planUncovered(pc *check) []finding.Finding {
+	const rule = "plan.uncovered"
+	g := pc.Result.Gate
+	var out []finding.Finding
+	for _, u := range pc.Result.Uncovered {
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: pc.Doc.File, Line: u.Token.Line, Quote: u.Token.Text,
+			Check:   UncoveredCheck,
+			Message: fmt.Sprintf("%s: %s is outside the claim sections, so no run is checked for it", u.Place, u.Token.Text),
+			Fix:     fmt.Sprintf("bind it: `section %s` and a row in %s; or, if %s is not claims (design targets, history), `skip %s  # why`", fixPlace(u.Place), pc.Table.File, u.Place, fixPlace(u.Place))})
+	}
+	if more := g.Ungated - len(pc.Result.Uncovered); more > 0 {
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: pc.Doc.File, Check: UncoveredCheck,
+			Message: fmt.Sprintf("and %d more measurement-like numbers outside the claim sections (the first %d are listed)", more, len(pc.Result.Uncovered))})
+	}
+	var gated, ungated, skipped []string
+	for _, s := range g.Sections {
+		if s.Gated > 0 {
+			gated = append(gated, fmt.Sprintf("%s %d", s.Place, s.Gated))
+		}
+		if s.Ungated > 0 {
+			ungated = append(ungated, fmt.Sprintf("%s %d", s.Place, s.Ungated))
+		}
+		if s.Skipped > 0 {
+			skipped = append(skipped, fmt.Sprintf("%s %d", s.Place, s.Skipped))
+		}
+	}
+	msg := fmt.Sprintf("%d numbers gated (%s); %d measurement-like numbers ungated (%s); %d in sections declared not claims (%s)",
+		g.Gated, listOrNone(gated), g.Ungated, listOrNone(ungated), g.Skipped, listOrNone(skipped))
+	// the counts are a warning while numbers are ungated, so that the
+	// report shows them (and a section line removed shows as a drop)
+	sev := finding.Pass
+	if g.Ungated > 0 {
+		sev = finding.Warn
+	}
+	out = append(out, finding.Finding{Rule: rule, Severity: sev, File: pc.Table.File, Check: GateCheck,
+		Raw:     fmt.Sprintf("gated=%d ungated=%d skipped=%d", g.Gated, g.Ungated, g.Skipped),
+		Message: msg})
+	return out
+}
+
+// fixPlace is the place to write in a section or skip line: the section's
+// number, or a placeholder where it has none.
+func fixPlace(place string) string {
+	if strings.HasPrefix(place, "§") || strings.HasPrefix(place, "#") {
+		return place
+	}
+	return "§N"
+}
+
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
+}
+
+// Strict returns the findings with plan.uncovered's warnings about ungated
+// numbers made failures (tools/audit -strict): a plan that has adopted the
+// gate fails on any measurement-like number left outside it.
+func Strict(fs []finding.Finding) []finding.Finding {
+	out := make([]finding.Finding, len(fs))
+	copy(out, fs)
+	for i, f := range out {
+		if f.Rule == "plan.uncovered" && f.Check == UncoveredCheck && f.Severity == finding.Warn {
+			out[i].Severity = finding.Fail
+			out[i].Message += " (-strict)"
+		}
+	}
+	return out
+}

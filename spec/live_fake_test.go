@@ -1,0 +1,149 @@
+//go:build unix
+
+package spec
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/strataspec/strataspec/engine/live"
+	"github.com/strataspec/strataspec/engine/live/livetest"
+)
+
+// The live re-runs on every platform: the recorded runs of fixtures/m5 re-run
+// against the fake engine (engine/live/livetest), installed in a temporary
+// checkout at each run's recorded program path. Each re-run goes through the
+// same code as on a Mac (rerunAll); the fake prints every deterministic
+// metric as archived and moves every measured one by up to ±3 %.
+
+// fakeCheckout builds the fake engine into a temporary checkout at the
+// program path of every run, and returns the checkout and the runs.
+func fakeCheckout(t *testing.T) (string, []liveRun) {
+	t.Helper()
+	runs := liveRuns(loadSnap(t, "m5"), regexp.MustCompile(""))
+	require.NotEmpty(t, runs, "fixtures/m5 has no run to re-run")
+	fake := livetest.Build(t, t.TempDir())
+	dir := t.TempDir()
+	installed := map[string]bool{}
+	for _, lr := range runs {
+		if argv0 := lr.run.Cmd[0]; !installed[argv0] {
+			installed[argv0] = true
+			livetest.Install(t, fake, dir, argv0)
+		}
+	}
+	return dir, runs
+}
+
+// fakeReplay is the fake engine's replay of lr: its archived output with
+// measured metrics jittered, started with its recorded argv and environment
+// (or the fake exits 97 and the exit code check fails).
+func fakeReplay(i int, lr liveRun) *livetest.Replay {
+	parser := livetest.Strata
+	if lr.parity {
+		parser = livetest.RouteParity
+	}
+	return &livetest.Replay{Output: lr.run.Tail, Parser: parser, Jitter: 0.03, Seed: uint64(i + 1),
+		Exit: lr.run.ExitCode, WantArgs: lr.run.Cmd[1:], WantEnv: lr.run.Env, LineDelay: time.Millisecond}
+}
+
+// TestLiveFakeEngine re-runs every strata run and route_parity record of
+// fixtures/m5 against the fake engine: deterministic metrics must come back
+// exactly, measured ones within the 15 % drift.
+func TestLiveFakeEngine(t *testing.T) {
+	dir, runs := fakeCheckout(t)
+	rerunAll(t, runs, liveConfig{
+		dir: dir, timeout: 10 * time.Second, minimum: time.Second, every: 20 * time.Millisecond,
+		tol: 0.15, strict: true, progress: testing.Verbose(),
+		before: func(t *testing.T, i int, lr liveRun) { livetest.Use(t, fakeReplay(i, lr)) },
+	})
+}
+
+// TestLiveFakeEngineFails shows the re-runs fail as they should: a hung run
+// is killed with its process group at its timeout, a program outside the
+// checkout is refused with its path, and a deterministic metric that changed
+// or a measured one beyond the drift is named.
+func TestLiveFakeEngineFails(t *testing.T) {
+	dir, runs := fakeCheckout(t)
+	// A long WaitDelay: a hung engine's child holds the output open, and
+	// only the kill of its process group lets the re-run return before it.
+	cfg := liveConfig{dir: dir, timeout: 400 * time.Millisecond, minimum: 100 * time.Millisecond, every: time.Second, wait: 30 * time.Second, tol: 0.15}
+	lr := runs[0]
+
+	t.Run("hang", func(t *testing.T) {
+		rp := fakeReplay(0, lr)
+		rp.Hang = true
+		rp.ChildPIDFile = filepath.Join(t.TempDir(), "child.pid")
+		livetest.Use(t, rp)
+		start := time.Now()
+		_, _, err := rerun(t, 1, 1, lr, cfg)
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "process group") {
+			t.Fatalf("re-run of a hanging engine = %v; want killed with its process group at the timeout", err)
+		}
+		if took := time.Since(start); took > 15*time.Second {
+			t.Errorf("re-run of a hanging engine (timeout 400ms, WaitDelay 30s) took %v: the output stayed open", took)
+		}
+		if pid, gone := livetest.ChildGone(t, rp.ChildPIDFile, 2*time.Second); !gone {
+			t.Errorf("the hung engine's child (pid %d) is still alive: its process group was not killed", pid)
+		}
+	})
+
+	t.Run("outside", func(t *testing.T) {
+		livetest.Use(t, fakeReplay(0, lr))
+		abs := *lr.run
+		abs.Cmd = append([]string{filepath.Join(dir, lr.run.Cmd[0])}, lr.run.Cmd[1:]...)
+		out := lr
+		out.run = &abs
+		_, _, err := rerun(t, 1, 1, out, cfg)
+		if !errors.Is(err, live.ErrOutsideCheckout) || !strings.Contains(err.Error(), abs.Cmd[0]) {
+			t.Errorf("re-run of argv[0] %s = %v; want refused naming the path", abs.Cmd[0], err)
+		}
+	})
+
+	t.Run("drift", func(t *testing.T) {
+		rp := fakeReplay(0, lr)
+		rp.Jitter = 0.6
+		livetest.Use(t, rp)
+		_, drifts, err := rerun(t, 1, 1, lr, cfg)
+		require.NoError(t, err)
+		var det, meas []string
+		for _, d := range drifts {
+			if d.OK {
+				continue
+			}
+			if d.Kind == live.Deterministic {
+				det = append(det, d.Metric)
+			} else {
+				meas = append(meas, d.Metric)
+			}
+		}
+		if len(det) != 0 || len(meas) == 0 {
+			t.Errorf("re-run with ±60%% jitter: deterministic not OK %v, measured not OK %v; want none and some", det, meas)
+		}
+	})
+
+	t.Run("deterministic", func(t *testing.T) {
+		rp := fakeReplay(0, lr)
+		// one slot fewer: a deterministic metric the engine must reproduce
+		rp.Output = strings.Replace(lr.run.Tail, ": 2441 slots", ": 2440 slots", 1)
+		require.NotEqual(t, lr.run.Tail, rp.Output, "fixtures/m5's first run prints no arena slot count")
+		livetest.Use(t, rp)
+		_, drifts, err := rerun(t, 1, 1, lr, cfg)
+		require.NoError(t, err)
+		var changed []string
+		for _, d := range drifts {
+			if !d.OK && d.Kind == live.Deterministic {
+				changed = append(changed, d.Metric+": "+d.Why)
+			}
+		}
+		if want := "arena_slots: deterministic metric changed: 2441 → 2440"; len(changed) != 1 || changed[0] != want {
+			t.Errorf("re-run printing 2440 slots: deterministic failures %q; want [%q]", changed, want)
+		}
+	})
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/strataspec/strataspec/engine/checkout"
+)
+
+func TestInit(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "runs"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "runs", "a.log"), []byte("llama_perf_context_print: load time = 1.00 ms\n"), 0o644))
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"-init", dir})
+	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	assert.Contains(t, stdout.String(), "runs/*.log", "it says what it guessed")
+	b, err := os.ReadFile(filepath.Join(dir, checkout.File))
+	require.NoError(t, err)
+	s, err := checkout.Parse(checkout.File, b)
+	require.NoError(t, err)
+	assert.Equal(t, "runs/*.log", s.Logs[0].Glob)
+
+	// A second -init refuses to overwrite, and leaves the file as it was.
+	stdout.Reset()
+	stderr.Reset()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, checkout.File), []byte("{}\n"), 0o644))
+	code = run(&stdout, &stderr, []string{"-init", dir})
+	assert.Equal(t, 2, code)
+	assert.True(t, strings.Contains(stderr.String(), "already exists"), "stderr: %s", stderr.String())
+	b, _ = os.ReadFile(filepath.Join(dir, checkout.File))
+	assert.Equal(t, "{}\n", string(b))
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 2, "no temporary file left behind")
+}
