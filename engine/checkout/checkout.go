@@ -350,7 +350,7 @@ func (s *Spec) validate(data []byte) error {
 	}
 	for _, g := range s.Sources {
 		if !relative(g.Glob) {
-			return errf("sources", "sources: glob %q must be a relative path inside the checkout", g.Glob)
+			return errf(g.Glob, "sources: glob %q must be a relative path inside the checkout", g.Glob)
 		}
 		if g.Language != "" && !slices.Contains(source.Langs(), source.Lang(g.Language)) {
 			return errf(g.Language, "sources: unknown language %q (known: python, c)", g.Language)
