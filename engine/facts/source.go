@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 
+	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/source"
 )
@@ -122,4 +124,43 @@ func (ss *SourceSet) All() ([]*source.File, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// TailIndex is every run's output split into lines once, for rules that
+// look for a text in what the runs printed (a stale log line) without
+// reading tails themselves.
+type TailIndex struct {
+	runs  []*archive.Run
+	lines [][]string
+}
+
+// Mention is a text found in a run's output.
+type Mention struct {
+	Run    string
+	Source string // the tail, as findings name it
+	Line   int    // 1-based line in the tail
+}
+
+// Tails indexes the runs' outputs.
+var Tails = NewKey("tails", func(s *Set) (*TailIndex, error) {
+	x := &TailIndex{runs: s.Snap.Runs, lines: make([][]string, len(s.Snap.Runs))}
+	for i, r := range s.Snap.Runs {
+		x.lines[i] = strings.Split(r.Tail, "\n")
+	}
+	return x, nil
+})
+
+// Find returns where text occurs in the runs' outputs: the first line of
+// each run that holds it, in run order.
+func (x *TailIndex) Find(text string) []Mention {
+	var out []Mention
+	for i, r := range x.runs {
+		for n, l := range x.lines[i] {
+			if strings.Contains(l, text) {
+				out = append(out, Mention{Run: r.Name, Source: r.Source, Line: n + 1})
+				break
+			}
+		}
+	}
+	return out
 }

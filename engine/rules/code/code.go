@@ -69,7 +69,7 @@ var Code = &analysis.Analyzer{
 	Doc:    "no number the plan quotes and no divisor a derivation uses is a literal in the functions and keys the spec names; stale log texts stay gone",
 	Family: analysis.FamilyCode,
 	Fix:    "derive quoted numbers from the run's own counts, not from literals in the source",
-	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.Sources, facts.Plan},
+	Facts:  []facts.Kind{facts.Spec, facts.Sources, facts.Plan, facts.Tails},
 	Run:    run,
 }
 
@@ -264,7 +264,7 @@ func quoted(p *analysis.Pass, spans []span, note string) error {
 // stale checks the stale log texts against every run's tail and every
 // source line.
 func stale(p *analysis.Pass, srcs *facts.SourceSet, texts []Stale) error {
-	snap, err := analysis.Fact(p, facts.Snapshot)
+	tails, err := analysis.Fact(p, facts.Tails)
 	if err != nil {
 		return err
 	}
@@ -282,10 +282,9 @@ func stale(p *analysis.Pass, srcs *facts.SourceSet, texts []Stale) error {
 	}
 	for _, st := range texts {
 		var inTails, inSrc []string
-		for _, r := range snap.Runs {
-			if strings.Contains(r.Tail, st.Text) {
-				inTails = append(inTails, r.Name)
-			}
+		found := tails.Find(st.Text)
+		for _, m := range found {
+			inTails = append(inTails, m.Run)
 		}
 		for _, f := range files {
 			for i, l := range f.Lines {
@@ -301,7 +300,7 @@ func stale(p *analysis.Pass, srcs *facts.SourceSet, texts []Stale) error {
 		switch {
 		case len(inTails) > 0:
 			fd.Severity = finding.Fail
-			fd.File = snap.ResultsFile
+			fd.File, fd.Line = found[0].Source, found[0].Line
 			fd.Raw = strings.Join(inTails, ", ")
 			fd.Message = fmt.Sprintf("the stale text %q appears in the tails of %s", st.Text, strings.Join(inTails, ", "))
 		case len(inSrc) > 0 && !st.InSourceOK:

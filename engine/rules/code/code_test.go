@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/report"
@@ -167,7 +168,17 @@ func TestStaleText(t *testing.T) {
 	snaptest.EditNth(t, filepath.Join(root, snaptest.ResultsFile), `expert arena`, `0.00 GB anon expert arena`, 1)
 	got = nonPass(audited(t, root))
 	require.Len(t, got, 1)
-	require.Contains(t, got[0], `F21 fail `+snaptest.ResultsFile+`: the stale text "0.00 GB anon" appears in the tails of`)
+	require.Contains(t, got[0], `F21 fail `+snaptest.ResultsFile+`: runs[0].output_tail: the stale text "0.00 GB anon" appears in the tails of strata_q2_0_moce0_short_43tok`)
+	// The finding points at the tail's line that holds the text.
+	snap, err := archive.Load(root)
+	require.NoError(t, err)
+	for _, f := range audited(t, root).Findings {
+		if f.Severity == finding.Fail {
+			lines := strings.Split(snap.Runs[0].Tail, "\n")
+			require.True(t, f.Line >= 1 && f.Line <= len(lines), "line %d outside the tail", f.Line)
+			require.Contains(t, lines[f.Line-1], "0.00 GB anon")
+		}
+	}
 }
 
 // TestNotApplicable: without settings the rule says why it did not apply.
