@@ -195,6 +195,9 @@ var pyDefRE = regexp.MustCompile(`^(\s*)(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(`)
 func pyFuncs(code []string) []Func {
 	var out []Func
 	for i, l := range code {
+		if !strings.Contains(l, "def") {
+			continue
+		}
 		m := pyDefRE.FindStringSubmatch(l)
 		if m == nil {
 			continue
@@ -225,7 +228,10 @@ var pyAssignRE = regexp.MustCompile(`^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\
 func pyAssigns(code []string) []Assign {
 	var out []Assign
 	for i := 0; i < len(code); i++ {
-		m := pyAssignRE.FindStringSubmatch(code[i])
+		var m []string
+		if strings.Contains(code[i], "=") {
+			m = pyAssignRE.FindStringSubmatch(code[i])
+		}
 		last := logicalEnd(code, i)
 		if m != nil {
 			for _, n := range strings.Split(m[1], ",") {
@@ -332,20 +338,52 @@ func headLine(code []string, i int, head string) int {
 	return i + 1
 }
 
-var cAssignRE = regexp.MustCompile(`(?:^|[\s(,{])([A-Za-z_]\w*)\s*=[^=]`)
-
-// cAssigns finds assignments and initialisations of names, each spanning
-// its statement up to the ";".
+// cAssigns finds assignments and initialisations of names (x = …, not
+// x == …, x += … or a[i] = …), each spanning its statement up to the ";".
 func cAssigns(code []string) []Assign {
 	var out []Assign
 	for i, l := range code {
-		for _, m := range cAssignRE.FindAllStringSubmatch(l, -1) {
+		for _, name := range assignedNames(l) {
 			end := i
 			for end < len(code)-1 && !strings.Contains(code[end], ";") && !strings.Contains(code[end], "{") {
 				end++
 			}
-			out = append(out, Assign{Name: m[1], Start: i + 1, End: end + 1})
+			out = append(out, Assign{Name: name, Start: i + 1, End: end + 1})
 		}
+	}
+	return out
+}
+
+// assignedNames returns the names a line of blanked C-family code assigns
+// with a plain "=".
+func assignedNames(l string) []string {
+	var out []string
+	for k := strings.IndexByte(l, '='); k >= 0; {
+		next := k + 1
+		plain := (k+1 == len(l) || l[k+1] != '=') && (k == 0 || !strings.ContainsRune("=!<>+-*/%&|^", rune(l[k-1])))
+		if plain {
+			j := k
+			for j > 0 && (l[j-1] == ' ' || l[j-1] == '\t') {
+				j--
+			}
+			e := j
+			for j > 0 && isIdent(l[j-1]) {
+				j--
+			}
+			if e > j && !(l[j] >= '0' && l[j] <= '9') {
+				out = append(out, l[j:e])
+			}
+		} else if k+1 < len(l) && l[k+1] == '=' {
+			next = k + 2
+		}
+		if next >= len(l) {
+			break
+		}
+		n := strings.IndexByte(l[next:], '=')
+		if n < 0 {
+			break
+		}
+		k = next + n
 	}
 	return out
 }

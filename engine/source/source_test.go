@@ -1,6 +1,8 @@
 package source
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -170,4 +172,29 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Key: %d–%d outside lines 1–%d", start, end, n)
 		}
 	})
+}
+
+// BenchmarkParse lexes the fixture's 2,230-line C++ excerpt and 760-line
+// Python runner: the cost of reading one checkout's sources once.
+func BenchmarkParse(b *testing.B) {
+	var files [][]byte
+	var names []string
+	for _, rel := range []string{"vendor/strata/metal/window.cpp", "scripts/run_phase0_phase2_m5_validation.py"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "m5-v3", filepath.FromSlash(rel)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		files, names = append(files, data), append(names, rel)
+	}
+	n := 0
+	for _, f := range files {
+		n += len(f)
+	}
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, f := range files {
+			Parse(names[i], f, LangOf(names[i]))
+		}
+	}
 }
