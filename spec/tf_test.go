@@ -91,8 +91,10 @@ func TestTFNewDocument(t *testing.T) {
 				}
 			}
 			snaptest.Write(t, filepath.Join(root, rel), text.String())
-			snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"files": [`,
-				`"files": [{"path": "`+rel+`", "domain": "`+tt.domain+`"},`)
+			const first = `"files": [
+        {"path": "data/m5_val_prompts/eval_tf_96tok_chat_json.txt"`
+			snaptest.Edit(t, filepath.Join(root, "strataspec.json"), first,
+				strings.Replace(first, `[`, `[{"path": "`+rel+`", "domain": "`+tt.domain+`"},`, 1))
 			var mine []finding.Finding
 			for _, f := range auditFindings(t, root, "tf") {
 				if f.File == rel {

@@ -43,6 +43,9 @@ type Snapshot struct {
 	Spec *checkout.Spec
 	// ResultsFile is the first results file read, "" when runs came from logs.
 	ResultsFile string
+	// Docs holds the parsed JSON results files (not JSON Lines), by file,
+	// for the readers of the runner's own tables (facts.Results).
+	Docs map[string]*jsontree.Doc
 	// MtimesFile is the recorded-mtimes file read, "" when none.
 	MtimesFile string
 	// Notes are inputs kept but not used (unknown keys, runs without a
@@ -55,10 +58,6 @@ type Snapshot struct {
 	GeneratedAtUTC time.Time // "generated_at_utc"
 	GeneratedAt    Field     // the same, with its text and place
 
-	// Perf holds the runner's perf dict of each strata run, by run name.
-	Perf map[string]*Dict
-	// Summary is the runner's summary_comparison.
-	Summary Summary
 	// KLDMacros holds the runner's KLD macro per configuration
 	// ("iq3_s", "q2_0_moce0", "q2_0_moce085").
 	KLDMacros map[string]*Macro
@@ -123,7 +122,7 @@ type Field struct {
 	Name string     // key in its dict ("" for array elements)
 	Num  num.Number // value and the literal as written in the JSON
 	Null bool       // the value was null
-	Path string     // JSON path, e.g. "perf.strata_q2_0_moce0_short_43tok.decode_tok_s"
+	Path string     // JSON path, e.g. "runs[3].duration_s"
 	Line int        // line in the results file
 	Text string     // for string values (generated_at_utc): the string
 }
@@ -149,22 +148,6 @@ func (d *Dict) Get(name string) (Field, bool) {
 		}
 	}
 	return Field{}, false
-}
-
-// Summary is the runner's summary_comparison.
-type Summary struct {
-	Path          string
-	Speed43       []*Row           // "speed_43tok"
-	Prefill       []*Row           // "prefill"
-	MissReduction *Dict            // "miss_reduction_pct"
-	KLD           map[string]*Dict // "kld": per configuration, mean_kld and top1_pct
-}
-
-// Row is one row of a summary table: a run, its configuration and values.
-type Row struct {
-	Run    string
-	Config string
-	Dict
 }
 
 // Macro is the runner's KLD macro of one configuration: per-domain values
@@ -216,16 +199,18 @@ type ProvFile struct {
 }
 
 // Record is a text record beside the results (a route_parity log, the
-// self-test output): the command that produced it, from its header, and
-// the whole text. Header lines are "# cmd: argv", "# env: K=V ...",
+// self-test output): the program's own output, and the command that
+// produced it from a sidecar run record (NAME.json beside it) or from an
+// optional header. Header lines are "# cmd: argv", "# env: K=V ...",
 // "# exit: N"; the tail parsers skip them, so line numbers are file lines.
 type Record struct {
-	Name string            // file name without extension, e.g. "fast_2"
-	File string            // path relative to the root
-	Cmd  []string          // from "# cmd:"
-	Env  map[string]string // from "# env:" (empty map when the line is empty)
-	Exit int               // from "# exit:"
-	Text string            // the whole file
+	Name    string            // file name without extension, e.g. "fast_2"
+	File    string            // path relative to the root
+	Cmd     []string          // argv; nil when not recorded
+	Env     map[string]string // environment; nil when not recorded
+	Exit    int               // exit status; -1 when not recorded
+	HasExit bool              // the exit status was recorded
+	Text    string            // the whole file
 }
 
 // Mtime is a recorded file mtime.

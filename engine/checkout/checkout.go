@@ -22,12 +22,16 @@
 //	  }],
 //	  "logs": [{"glob": "runs/*.log"}],   // one run per log; optional sidecar runs/NAME.json
 //	  "bench": ["runs/*.bench.json"],     // llama-bench -o json / jsonl / csv / md output
-//	  "records": {"parity": "results/route_parity/*.log"},  // files a rule reads by kind
+//	  "records": {"parity": "results/route_parity/*.log"},  // files a rule reads by kind;
+//	                                      // argv/env/exit from a NAME.json run record beside each
+//	                                      // (or an optional "# cmd:/# env:/# exit:" header)
 //	  "programs": [{"match": "strata_window_cli", "parser": "strata"}],
 //	  "formats": {"mylog": [{"pattern": "^decode: (?P<ms>[0-9.]+) ms$",
 //	                         "metrics": {"ms": {"name": "decode_ms", "unit": "ms"}}}]},
 //	  "ids": {"plan.range": "F13", "compare.unlike/threads": "F17"},
-//	  "rules": {"parity": {"tolerance": 1e-6}},
+//	  "rules": {"parity": {"configs": [{"name": "K=512", "key": "k512", "tolerance": 1e-6}],
+//	                       "mode_env": "STRATA_METAL_MATH", "default_mode": "default",
+//	                       "modes": ["default", "fast"], "repeats": 3}},
 //	  "sources": [{"glob": "scripts/**", "language": "python"}]  // source files; language by extension when omitted
 //	}
 //
@@ -414,9 +418,29 @@ func (s *Spec) Rule(name string, v any) (bool, error) {
 	return true, nil
 }
 
+// RuleErrorf returns an error about the rule's settings, naming the spec
+// file and the line of the rule's key: for settings that decode but do
+// not make sense (an empty list, a tolerance below zero).
+func (s *Spec) RuleErrorf(name, format string, args ...any) error {
+	return &Error{File: s.Path, Line: s.ruleLine(name), Msg: "rules." + name + ": " + fmt.Sprintf(format, args...)}
+}
+
 // ruleLine finds the rule's key again by its quoted name: good enough for a
 // message, since keys are unique in "rules".
-func (s *Spec) ruleLine(name string) int { return s.lineOf(s.data, name) }
+func (s *Spec) ruleLine(name string) int {
+	// Search after "rules": a rule may share its name with another key
+	// ("records": {"parity": …}).
+	from := bytes.Index(s.data, []byte(`"rules"`))
+	if from < 0 {
+		return s.lineOf(s.data, name)
+	}
+	b, _ := json.Marshal(name)
+	off := bytes.Index(s.data[from:], b)
+	if off < 0 {
+		return 0
+	}
+	return s.line(from + off)
+}
 
 // Patterns returns the compiled line patterns of a format declared under
 // "formats", nil for a built-in parser.

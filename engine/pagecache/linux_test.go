@@ -5,15 +5,18 @@ package pagecache
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -49,15 +52,15 @@ func TestEvictWarm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !ev.Verified || ev.Before.Resident != pages || ev.After.Fraction() > EvictTolerance {
-			t.Errorf("%+v.Evict(%q) = verified %v, %v → %v, reasons %+v; want verified, all → ≤ 1 %%",
+		if !ev.Verified || ev.Before.Resident != pages || ev.After.Resident != 0 {
+			t.Errorf("%+v.Evict(%q) = verified %v, %v → %v, reasons %+v; want verified, all → none",
 				o, path, ev.Verified, ev.Before.Count, ev.After.Count, ev.Reasons)
 		}
 		if o.Mincore && ev.After.Method != "mincore" {
 			t.Errorf("%+v.Evict counted with %q; want mincore", o, ev.After.Method)
 		}
-		if c := resident(t, path); c.Fraction() > EvictTolerance {
-			t.Errorf("after %+v.Evict(%q): %v resident; want ≤ 1 %%", o, path, c)
+		if c := resident(t, path); c.Resident != 0 {
+			t.Errorf("after %+v.Evict(%q): %v resident; want none", o, path, c)
 		}
 
 		w, err := o.Warm(path)
@@ -81,14 +84,14 @@ var sys = host.(linux)
 // returns success and does nothing.
 type noop struct{ linux }
 
-func (noop) evict(*os.File, int64) error { return nil }
+func (noop) evict(*os.File, int64, bool) error { return nil }
 
 // madviseDontneed is the audit's helper as written: madvise(MADV_DONTNEED)
 // on a read-only shared mapping. On Linux, as on darwin, that drops this
 // process's page-table entries, not the page cache.
 type madviseDontneed struct{ linux }
 
-func (madviseDontneed) evict(f *os.File, size int64) error {
+func (madviseDontneed) evict(f *os.File, size int64, _ bool) error {
 	return eachWindow(f, size, func(m []byte, _ int64) error {
 		return unix.Madvise(m, unix.MADV_DONTNEED)
 	})
@@ -103,15 +106,15 @@ func TestVerifierCatchesNoOpEviction(t *testing.T) {
 		p := tc.p
 		name := fmt.Sprintf("%T quick=%v", p, tc.quick)
 		path := pagecachetest.CachedFile(t, dir, strings.TrimPrefix(fmt.Sprintf("%T%v", p, tc.quick), "pagecache."), testSize)
-		res, err := evict(p, path, tc.quick)
+		res, err := evict(p, path, tc.quick, false)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if res.Verified || res.After.Fraction() < 0.99 {
 			t.Errorf("%s: evict = verified %v, after %v; want not verified, ≥ 99 %% still resident", name, res.Verified, res.After.Count)
 		}
-		if len(res.Reasons) == 0 || res.Reasons[0].Pages != res.After.Resident {
-			t.Errorf("%s: reasons %+v; want the %d resident pages accounted for", name, res.Reasons, res.After.Resident)
+		if got := stayed(res.Reasons); got != res.After.Resident || res.Reasons[0].Reason != ReasonUnknown {
+			t.Errorf("%s: reasons %+v account for %d pages; want the %d resident pages, unknown", name, res.Reasons, got, res.After.Resident)
 		}
 		if c := resident(t, path); c.Fraction() < 0.99 {
 			t.Errorf("%s: independent reading %v; the no-op should have left the file resident", name, c)
@@ -190,40 +193,53 @@ func TestRanges(t *testing.T) {
 func TestErrors(t *testing.T) {
 	dir := pagecachetest.DiskDir(t)
 	path := pagecachetest.CachedFile(t, dir, "f", 4096)
-	tests := []struct {
-		name string
-		f    func() error
-		want string
-	}{
-		{"missing", func() error { _, err := Residency(filepath.Join(dir, "nope")); return err }, "no such file"},
-		{"directory", func() error { _, err := Evict(dir); return err }, "not a regular file"},
-		{"range", func() error { _, err := Residency(path, Range{4000, 200}); return err }, "outside the file"},
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	// A sysfs attribute is a regular file of 4096 bytes that cannot be mapped.
-	if _, err := os.Stat("/sys/kernel/profiling"); err == nil {
-		tests = append(tests, struct {
-			name string
-			f    func() error
-			want string
-		}{"unmappable", func() error { _, err := (Options{Mincore: true}).Residency("/sys/kernel/profiling"); return err }, "mmap /sys/kernel/profiling"})
+	ops := map[string]func(string) error{
+		"Residency": func(p string) error { _, err := Residency(p); return err },
+		"Evict":     func(p string) error { _, err := Evict(p); return err },
+		"Warm":      func(p string) error { _, err := Warm(p); return err },
+	}
+	tests := []struct {
+		path, want string
+		noCache    bool // the error wraps ErrNoPageCache
+	}{
+		{filepath.Join(dir, "nope"), "no such file", false},
+		{dir, "a directory, not a regular file", true},
+		{fifo, "a named pipe (FIFO), not a regular file", true},
+		{"/dev/null", "a device, not a regular file", true},
+		{"/proc/self/status", "a file of procfs", true},
+		{"/sys/kernel/profiling", "a file of sysfs", true},
 	}
 	for _, tt := range tests {
-		err := tt.f()
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: error %v; want one containing %q", tt.name, err, tt.want)
+		if _, err := os.Stat(tt.path); tt.noCache && err != nil {
+			t.Logf("%s: %v; skipped", tt.path, err)
+			continue
 		}
+		for name, op := range ops {
+			err := pagecachetest.WithTimeout(t, 10*time.Second, func() error { return op(tt.path) })
+			if err == nil || !strings.Contains(err.Error(), tt.want) || errors.Is(err, ErrNoPageCache) != tt.noCache {
+				t.Errorf("%s(%q) = %v; want an error containing %q (ErrNoPageCache: %v)", name, tt.path, err, tt.want, tt.noCache)
+			}
+		}
+	}
+	if _, err := Residency(path, Range{4000, 200}); err == nil || !strings.Contains(err.Error(), "outside the file") {
+		t.Errorf("Residency(%q, 4000+200) = %v; want outside the file", path, err)
 	}
 }
 
 // TestMain doubles as the helper process of TestMappedElsewhere: with
 // PAGECACHE_TEST_MAP set it maps that file, touches every page (and mlocks it
 // when PAGECACHE_TEST_LOCK is set), says "ready" and waits for stdin to close.
+// With PAGECACHE_TEST_EVICT set it evicts that file and prints the Result.
 func TestMain(m *testing.M) {
 	if path := os.Getenv("PAGECACHE_TEST_MAP"); path != "" {
 		os.Exit(mapAndWait(path, os.Getenv("PAGECACHE_TEST_LOCK") != ""))
 	}
 	if path := os.Getenv("PAGECACHE_TEST_EVICT"); path != "" {
-		res, err := Evict(path)
+		res, err := Options{Sync: os.Getenv("PAGECACHE_TEST_SYNC") != ""}.Evict(path)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -292,10 +308,12 @@ func TestMappedElsewhere(t *testing.T) {
 			t.Fatal(err)
 		}
 		pid := fmt.Sprint(cmd.Process.Pid)
-		if res.Verified || len(res.Reasons) != 1 || res.Reasons[0].Reason != tt.want ||
-			res.Reasons[0].Pages != res.After.Resident || !strings.Contains(res.Reasons[0].Detail, pid) {
-			t.Errorf("Evict(file mapped by pid %s, lock %v) = verified %v, after %v, reasons %+v; want %q naming the pid",
-				pid, tt.lock, res.Verified, res.After.Count, res.Reasons, tt.want)
+		all := []Span{{0, res.After.Total - 1}}
+		if res.Verified || len(res.Reasons) != 1 || res.Reasons[0].Reason != tt.want || res.After.Resident != res.After.Total ||
+			res.Reasons[0].Pages != res.After.Resident || !strings.Contains(res.Reasons[0].Detail, pid) ||
+			!slices.Equal(res.Reasons[0].Spans, all) {
+			t.Errorf("Evict(file mapped by pid %s, lock %v) = verified %v, after %v, reasons %+v; want %q naming the pid, spans %v",
+				pid, tt.lock, res.Verified, res.After.Count, res.Reasons, tt.want, all)
 		}
 	}
 }
@@ -331,9 +349,20 @@ func TestUnverifiable(t *testing.T) {
 	if res, err := Evict(path); err != nil || !res.Verified {
 		t.Fatalf("Evict as root = %+v, %v; want verified", res, err)
 	}
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PAGECACHE_TEST_EVICT="+path)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	helper := func(sync bool) *exec.Cmd {
+		cmd := exec.Command(bin, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "PAGECACHE_TEST_EVICT="+path)
+		if sync {
+			cmd.Env = append(cmd.Env, "PAGECACHE_TEST_SYNC=1")
+		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		return cmd
+	}
+	// Without Sync, a kernel that refuses cachestat to a non-owner leaves no
+	// way to find dirty pages: the eviction is refused, not done blind.
+	noSync, err := helper(false).CombinedOutput()
+	refused := err != nil && strings.Contains(string(noSync), ErrNeedSync.Error())
+	cmd := helper(true)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -353,6 +382,9 @@ func TestUnverifiable(t *testing.T) {
 	}
 	// This kernel refuses cachestat to a non-owner (EPERM), so the count
 	// fell back to mincore, which lies to non-owners.
+	if !refused {
+		t.Errorf("Evict without Sync as uid 65534, no cachestat: %s; want refused with ErrNeedSync", noSync)
+	}
 	if res.Verified || res.After.Unverifiable == "" || len(res.Reasons) != 1 || res.Reasons[0].Reason != ReasonUnverifiable {
 		t.Errorf("Evict as uid 65534 = verified %v, after %+v, reasons %+v; want unverifiable", res.Verified, res.After, res.Reasons)
 	}
@@ -412,32 +444,98 @@ func TestMethodsAgree(t *testing.T) {
 	check("partly read")
 }
 
-// TestDirty writes pages without syncing them: Evict must not write them
-// back itself, and must report the pages that stayed as dirty.
+// TestDirty dirties a middle part of a cached file without syncing it.
+// Without Sync, Evict must drop the clean pages, leave the dirty ones dirty
+// (no write-back started) and name them; with Sync it writes them back and
+// drops every page.
 func TestDirty(t *testing.T) {
 	path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "f", 4<<20)
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteAt(make([]byte, 4<<20), 0); err != nil {
+	defer f.Close()
+	if !hasCachestat(f) {
+		t.Skip("no cachestat (Linux < 6.5): dirty pages cannot be told")
+	}
+	ps := int64(os.Getpagesize())
+	const off, n = 1 << 20, 1 << 20
+	if _, err := f.WriteAt(make([]byte, n), off); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
 	res, err := Evict(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verified {
-		t.Skip("the kernel wrote the pages back and dropped them within the eviction call")
+	want := []Span{{off / ps, (off+n)/ps - 1}}
+	if res.Verified || res.Sync || res.After.Resident != n/ps || len(res.Reasons) != 1 || res.Reasons[0].Reason != ReasonDirty ||
+		res.Reasons[0].Pages != n/ps || !slices.Equal(res.Reasons[0].Spans, want) {
+		t.Errorf("Evict(partly dirty file) = verified %v, %v → %v, reasons %+v; want the %d dirty pages %v to stay, named dirty",
+			res.Verified, res.Before.Count, res.After.Count, res.Reasons, n/ps, want)
 	}
-	if res.Before.Method != "cachestat" {
-		t.Skip("no cachestat (Linux < 6.5): dirty pages cannot be counted")
+	var cs unix.Cachestat_t
+	if err := unix.Cachestat(uint(f.Fd()), &unix.CachestatRange{}, &cs, 0); err != nil {
+		t.Fatal(err)
 	}
-	if len(res.Reasons) != 1 || res.Reasons[0].Reason != ReasonDirty || res.Reasons[0].Pages != res.After.Resident {
-		t.Errorf("Evict(dirty file) = before %v (%d dirty), after %v, reasons %+v; want every page that stayed reported dirty",
-			res.Before.Count, res.Before.Dirty, res.After.Count, res.Reasons)
+	if cs.Writeback != 0 || cs.Dirty != uint64(n/ps) {
+		t.Errorf("after Evict without Sync: %d pages dirty, %d under write-back; want %d dirty, none written back", cs.Dirty, cs.Writeback, n/ps)
 	}
+	res, err = Options{Sync: true}.Evict(path)
+	if err != nil || !res.Verified || !res.Sync || res.After.Resident != 0 {
+		t.Errorf("Evict with Sync = %+v, %v; want verified, no page resident", res, err)
+	}
+	if c := resident(t, path); c.Resident != 0 {
+		t.Errorf("after Evict with Sync: %v; want none resident", c)
+	}
+}
+
+// TestPartlyLocked locks 2 MiB in the middle of a cached file: the eviction
+// must drop every other page, not be verified, and name exactly the locked
+// pages and this process.
+func TestPartlyLocked(t *testing.T) {
+	const size, off, n = 32 << 20, 8 << 20, 2 << 20
+	path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "f", size)
+	pagecachetest.Lock(t, path, off, n)
+	ps := int64(os.Getpagesize())
+	for _, o := range []Options{{}, {Mincore: true}} {
+		res, err := o.Evict(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Span{{off / ps, (off+n)/ps - 1}}
+		if res.Verified || res.After.Resident != n/ps || len(res.Reasons) != 1 || res.Reasons[0].Reason != ReasonLocked ||
+			!slices.Equal(res.Reasons[0].Spans, want) || !strings.Contains(res.Reasons[0].Detail, fmt.Sprintf("pid %d (this process)", os.Getpid())) {
+			t.Errorf("%+v.Evict(2 MiB locked) = verified %v, %v → %v, reasons %+v; want %d pages %v locked by this process",
+				o, res.Verified, res.Before.Count, res.After.Count, res.Reasons, n/ps, want)
+		}
+		if c := resident(t, path); c.Resident != n/ps {
+			t.Errorf("after %+v.Evict: %v; want the %d locked pages only", o, c, n/ps)
+		}
+	}
+}
+
+// TestNeedSync evicts on a kernel without cachestat: without Sync the dirty
+// pages cannot be found, so the eviction is refused; with Sync it is done.
+func TestNeedSync(t *testing.T) {
+	path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "f", 1<<20)
+	if _, err := evict(linux{}, path, true, false); !errors.Is(err, ErrNeedSync) {
+		t.Errorf("evict without cachestat nor sync = %v; want ErrNeedSync", err)
+	}
+	if c := resident(t, path); c.Resident != c.Total {
+		t.Errorf("after the refused eviction: %v; want every page still resident", c)
+	}
+	if res, err := evict(linux{}, path, true, true); err != nil || !res.Verified {
+		t.Errorf("evict without cachestat, with sync = %+v, %v; want verified", res, err)
+	}
+}
+
+// stayed adds up the pages of reasons.
+func stayed(reasons []Stay) int64 {
+	var n int64
+	for _, s := range reasons {
+		n += s.Pages
+	}
+	return n
 }
 
 // TestParallelScan checks the split of a window across goroutines: pages
@@ -502,13 +600,13 @@ func TestNoCachestatFallsBack(t *testing.T) {
 	for _, p := range []linux{noCS, failing} {
 		path := pagecachetest.CachedFile(t, pagecachetest.DiskDir(t), "f", testSize)
 		pages := int64((testSize + os.Getpagesize() - 1) / os.Getpagesize())
-		ev, err := evict(p, path, true)
+		ev, err := evict(p, path, true, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ev.Before.Method != "mincore" || ev.After.Method != "mincore" || ev.Before.Resident != pages ||
-			!ev.Verified || ev.After.Fraction() > EvictTolerance {
-			t.Errorf("evict without cachestat = %s %v → %s %v, verified %v; want mincore all → ≤ 1 %%, verified",
+			!ev.Verified || ev.After.Resident != 0 {
+			t.Errorf("evict without cachestat = %s %v → %s %v, verified %v; want mincore all → none, verified",
 				ev.Before.Method, ev.Before.Count, ev.After.Method, ev.After.Count, ev.Verified)
 		}
 		w, err := warm(p, path, true)
@@ -524,5 +622,40 @@ func TestNoCachestatFallsBack(t *testing.T) {
 	}
 	if calls == 0 {
 		t.Error("the failing cachestat was never called: the fallback path was not taken through it")
+	}
+}
+
+// TestOverlay mounts an overlay file system: cachestat on its files counts
+// the overlay's own, empty cache, so counts must come from mincore (which
+// maps the real file), and an eviction without Sync is refused (dirty pages
+// of the real file cannot be found) rather than verified on a count of 0.
+func TestOverlay(t *testing.T) {
+	dir := pagecachetest.DiskDir(t)
+	for _, d := range []string{"lower", "upper", "work", "merged"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pagecachetest.CachedFile(t, filepath.Join(dir, "lower"), "f", 1<<20)
+	merged := filepath.Join(dir, "merged")
+	opts := fmt.Sprintf("lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/work", dir, dir, dir)
+	if err := unix.Mount("overlay", merged, "overlay", 0, opts); err != nil {
+		t.Skipf("cannot mount an overlay here: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(merged, 0) })
+	path := filepath.Join(merged, "f")
+	r, err := Residency(path)
+	if err != nil || r.Method != "mincore" || r.Resident != r.Total || r.Total != (1<<20)/int64(os.Getpagesize()) {
+		t.Errorf("Residency(overlay file) = %v by %q, %v; want every page resident, by mincore", r.Count, r.Method, err)
+	}
+	if _, err := Evict(path); !errors.Is(err, ErrNeedSync) || !strings.Contains(err.Error(), "overlayfs") {
+		t.Errorf("Evict(overlay file) = %v; want ErrNeedSync naming overlayfs", err)
+	}
+	res, err := Options{Sync: true}.Evict(path)
+	if err != nil || !res.Verified || res.After.Method != "mincore" {
+		t.Errorf("Evict(overlay file) with Sync = %+v, %v; want verified by mincore", res, err)
+	}
+	if c := resident(t, filepath.Join(dir, "lower", "f")); c.Resident != 0 {
+		t.Errorf("lower file after the overlay's eviction: %v; want none resident", c)
 	}
 }

@@ -5,12 +5,39 @@
 // The audit behind strataspec found an eviction helper that returned success
 // and evicted nothing (mincore: 100 % resident before and after). Here no
 // operation is trusted on its return code: Evict and Warm return a Result
-// whose Verified field is set only from the residency measured afterwards,
-// and whose Reasons say why pages stayed (tmpfs, locked, mapped elsewhere,
-// dirty) or why the measurement cannot be trusted (unverifiable).
+// whose Verified field is set only from the residency measured afterwards.
+// An eviction is verified only when no page of the file is resident
+// afterwards: there is no tolerance. Every page that stayed is attributed to
+// a reason in Result.Reasons, with the pages it covers (locked by pid N,
+// mapped by pid N, tmpfs, dirty, unknown), or the whole result is
+// unverifiable (the caller does not own the file and the count cannot be
+// trusted).
+//
+// Only regular files on a file system with a page cache are accepted: the
+// type is checked before the file is opened (a FIFO or a device is never
+// opened), the open itself is non-blocking and the type is checked again on
+// the open file; files of the kernel's pseudo file systems (procfs, sysfs,
+// debugfs, cgroupfs, …, and devfs on darwin), which are "regular" but have
+// no page cache, are refused with ErrNoPageCache rather than "verified" on
+// 0 of 0 pages. An empty regular file has no page to be resident: its
+// eviction and warm-up are verified on 0 of 0 pages. Files larger than
+// MaxSize are refused.
 //
 // The package is read-only on the files it is given: they are opened
-// O_RDONLY, mapped PROT_READ, and nothing is ever written to them.
+// O_RDONLY, mapped PROT_READ, and their content is never changed. An
+// eviction starts no write-back unless asked (Options.Sync):
+//   - Without Sync (the default), only the file's clean pages are dropped:
+//     pages that are dirty (another writer's data not yet on disk) or under
+//     write-back are found first (cachestat on Linux, mincore's
+//     modified bits on darwin) and left out of the eviction, so the kernel
+//     is never asked to write them; they stay resident and are reported as
+//     ReasonDirty. Where Linux gives no cachestat (before 6.5, or to a
+//     caller that does not own the file) dirty pages cannot be found and
+//     the eviction is refused with ErrNeedSync.
+//     A page dirtied in the instant between the check and the eviction may
+//     still be written back by the kernel.
+//   - With Sync, the file's dirty pages are written back first (fdatasync
+//     on Linux, msync(MS_SYNC) on darwin) and then dropped with the rest.
 //
 // Which count is used when (Reading.Method says which one was):
 //   - Linux 6.5 and later, whole-file readings (Residency without ranges,
@@ -22,12 +49,15 @@
 //   - Everywhere else: mincore, page by page, on a read-only shared mapping.
 //     That is per-range readings, Options{Mincore: true}, a Linux kernel
 //     without cachestat or one that refuses it (ENOSYS, EPERM: the count
-//     falls back to mincore, TestNoCachestatFallsBack), and darwin.
+//     falls back to mincore, TestNoCachestatFallsBack), files on overlayfs
+//     and ecryptfs (where cachestat counts the stacked file's own, empty
+//     cache: TestOverlay), and darwin.
 //
 // Linux calls the raw mincore system call (golang.org/x/sys has no wrapper),
 // evicts with posix_fadvise(DONTNEED) and warms with sequential 1 MiB preads.
 // darwin calls libSystem's mincore through purego and evicts with
-// msync(MS_SYNC|MS_INVALIDATE) on a shared read-only mapping; it was
+// msync(MS_SYNC|MS_INVALIDATE) on a shared read-only mapping (on the runs of
+// unmodified pages only, unless Sync); it was
 // cross-compiled and vetted (GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 go vet),
 // not run. Other systems get an "unsupported on GOOS/GOARCH" error.
 package pagecache
@@ -38,6 +68,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -109,7 +141,7 @@ const (
 	ReasonLocked          Reason = "locked"           // mlocked by a process mapping the file
 	ReasonMappedElsewhere Reason = "mapped elsewhere" // mapped by another process
 	ReasonDirty           Reason = "dirty"            // modified (or under writeback), not yet on disk
-	ReasonUnverifiable    Reason = "unverifiable"     // mincore cannot be trusted for this caller
+	ReasonUnverifiable    Reason = "unverifiable"     // not the owner: mincore cannot be trusted for this caller
 	ReasonUnknown         Reason = "unknown"          // stayed for a reason this package cannot see
 )
 
@@ -118,6 +150,31 @@ type Stay struct {
 	Reason Reason `json:"reason"`
 	Pages  int64  `json:"pages"`
 	Detail string `json:"detail,omitempty"`
+	// Spans lists the pages, in file order, as runs of consecutive page
+	// numbers (0-based, page k holds bytes k×PageSize up to the next page).
+	// It is empty for an unverifiable result, whose pages are unknown. It
+	// holds at most MaxSpans runs; SpansOmitted counts the runs left out.
+	Spans        []Span `json:"spans,omitempty"`
+	SpansOmitted int64  `json:"spans_omitted,omitempty"`
+}
+
+// MaxSpans bounds the runs of pages a Stay lists, so that a file whose
+// resident pages alternate with evicted ones cannot make a result of
+// gigabytes; Pages still counts every page.
+const MaxSpans = 1024
+
+// Span is a run of consecutive pages, First to Last inclusive.
+type Span struct {
+	First int64 `json:"first"`
+	Last  int64 `json:"last"`
+}
+
+// String formats a span as "page N" or "pages N-M".
+func (s Span) String() string {
+	if s.First == s.Last {
+		return fmt.Sprintf("page %d", s.First)
+	}
+	return fmt.Sprintf("pages %d-%d", s.First, s.Last)
 }
 
 // Op names an operation.
@@ -129,9 +186,21 @@ const (
 	OpWarm  Op = "warm"
 )
 
-// EvictTolerance is the largest resident fraction after which an eviction
-// still counts as verified: at most 1 % of the file's pages.
-const EvictTolerance = 0.01
+// MaxSize is the largest file the package measures, evicts or warms: 1 TiB,
+// larger than any model file, whose mincore vector (one byte per 4 KiB page)
+// is 256 MiB of memory.
+const MaxSize = 1 << 40
+
+// ErrNoPageCache is wrapped by the error for a file that has no page cache to
+// measure: anything but a regular file (a directory, FIFO, socket or device)
+// and the generated files of the kernel's pseudo file systems.
+var ErrNoPageCache = errors.New("no page cache")
+
+// ErrNeedSync is wrapped by the error of an eviction without Options.Sync
+// where dirty pages cannot be told from clean ones (Linux without cachestat:
+// before 6.5, or a kernel refusing it to a caller that does not own the
+// file): evicting there would write the dirty pages back.
+var ErrNeedSync = errors.New("dirty pages cannot be told from clean ones, and evicting would write them back: ask for write-back (Sync, residency -sync)")
 
 // Result is a verified eviction or warm-up.
 type Result struct {
@@ -139,12 +208,17 @@ type Result struct {
 	Path   string  `json:"path"`
 	Before Reading `json:"before"`
 	After  Reading `json:"after"`
-	// Verified is set from After alone: an eviction is verified when at most
-	// EvictTolerance of the pages are resident, a warm-up when every page is,
-	// and neither when the reading is unverifiable.
+	// Verified is set from After alone: an eviction is verified when no page
+	// is resident, a warm-up when every page is, and neither when the
+	// reading is unverifiable.
 	Verified bool `json:"verified"`
+	// Sync is set when the eviction wrote dirty pages back first
+	// (Options.Sync).
+	Sync bool `json:"sync,omitempty"`
 	// Reasons explains a result that was not verified: for an eviction, why
-	// the remaining pages stayed; for a warm-up, why it fell short.
+	// the remaining pages stayed, which pages they are (Stay.Spans), and
+	// After is then a page-by-page mincore count whose resident pages the
+	// reasons add up to; for a warm-up, why it fell short.
 	Reasons []Stay        `json:"reasons,omitempty"`
 	Bytes   int64         `json:"bytes"`      // bytes read by a warm-up
 	Elapsed time.Duration `json:"elapsed_ns"` // time of the operation, measurements excluded
@@ -155,17 +229,24 @@ var ErrUnsupported = fmt.Errorf("pagecache: unsupported on %s/%s", runtime.GOOS,
 
 // platform is what each operating system provides.
 type platform interface {
+	// noPageCache returns why the open regular file f has no page cache
+	// (a pseudo file system's generated file), or "".
+	noPageCache(f *os.File) string
 	// measure reads the residency of f (size bytes) and of each range. With
 	// quick set and no ranges it may count pages by a faster method than
 	// mincore.
 	measure(f *os.File, size int64, ranges []Range, quick bool) (Reading, error)
-	// evict asks the system to drop f's clean pages from the cache.
-	evict(f *os.File, size int64) error
+	// evict asks the system to drop f's clean pages from the cache, after
+	// writing the dirty ones back when sync is set. Without sync it must
+	// not cause a write-back: it leaves dirty pages out, or returns an
+	// error wrapping ErrNeedSync when it cannot tell them.
+	evict(f *os.File, size int64, sync bool) error
 	// adviseSequential tells the system f is about to be read in order.
 	adviseSequential(f *os.File)
-	// explain attributes the resident pages of after to reasons; before is
-	// the reading taken before the eviction.
-	explain(f *os.File, before, after Reading) []Stay
+	// explain counts f's resident pages page by page and attributes each to
+	// a reason; before is the reading taken before the eviction. It returns
+	// the page-by-page reading with the reasons.
+	explain(f *os.File, size int64, before Reading) (Reading, []Stay, error)
 }
 
 // Options chooses how an operation counts pages. The zero value is what the
@@ -177,6 +258,11 @@ type Options struct {
 	// Linux 6.5 and later) that is hundreds of times faster on large files.
 	// Per-range readings and darwin always use mincore.
 	Mincore bool
+	// Sync makes Evict write the file's dirty pages back to disk first
+	// (fdatasync on Linux, msync(MS_SYNC) on darwin), so that they can be
+	// dropped too. Without it an eviction writes nothing back: dirty pages
+	// stay resident and are reported (ReasonDirty).
+	Sync bool
 }
 
 // Residency measures which of path's pages are resident, for the whole file
@@ -185,10 +271,12 @@ func Residency(path string, ranges ...Range) (Reading, error) {
 	return Options{}.Residency(path, ranges...)
 }
 
-// Evict drops path's pages from the page cache and verifies, by counting
-// them, that at most EvictTolerance of them remain. A result that is not
-// verified is not an error: its Reasons say why pages stayed. Errors are for
-// files that cannot be opened, mapped or measured.
+// Evict drops path's clean pages from the page cache and verifies, by
+// counting them, that none remains. Dirty pages are not written back (see
+// Options.Sync). A result that is not verified is not an error: its Reasons
+// say why pages stayed, and which. Errors are for files that cannot be
+// opened, mapped or measured, files with no page cache (ErrNoPageCache), and
+// systems that cannot evict without writing back (ErrNeedSync).
 func Evict(path string) (Result, error) {
 	return Options{}.Evict(path)
 }
@@ -215,7 +303,7 @@ func (o Options) Evict(path string) (Result, error) {
 	if host == nil {
 		return Result{}, ErrUnsupported
 	}
-	return evict(host, path, !o.Mincore)
+	return evict(host, path, !o.Mincore, o.Sync)
 }
 
 // Warm is the package's Warm, counting as o says.
@@ -226,30 +314,67 @@ func (o Options) Warm(path string) (Result, error) {
 	return warm(host, path, !o.Mincore)
 }
 
-// open opens path read-only and checks that it is a regular file.
-func open(path string) (*os.File, int64, error) {
-	f, err := os.Open(path)
+// open opens path read-only and checks that it is a regular file with a
+// page cache, no larger than MaxSize. The type is checked before the open, so
+// that a FIFO or device is never opened, and again on the open file (opened
+// O_NONBLOCK, so that a FIFO swapped in between cannot block the open).
+// O_NONBLOCK changes nothing for a regular file: its reads still wait for
+// the disk.
+func open(p platform, path string) (*os.File, int64, error) {
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("pagecache: %w", err)
 	}
-	st, err := f.Stat()
+	if err := regular(path, st); err != nil {
+		return nil, 0, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		return nil, 0, fmt.Errorf("pagecache: %w", err)
+	}
+	if st, err = f.Stat(); err != nil {
 		f.Close()
 		return nil, 0, fmt.Errorf("pagecache: %w", err)
 	}
-	if !st.Mode().IsRegular() {
+	if err := regular(path, st); err != nil {
 		f.Close()
-		what := "not a regular file"
-		if st.IsDir() {
-			what = "a directory, not a regular file"
-		}
-		return nil, 0, fmt.Errorf("pagecache: %s: %s", path, what)
+		return nil, 0, err
+	}
+	if why := p.noPageCache(f); why != "" {
+		f.Close()
+		return nil, 0, fmt.Errorf("pagecache: %s: %w: %s", path, ErrNoPageCache, why)
+	}
+	if st.Size() > MaxSize {
+		f.Close()
+		return nil, 0, fmt.Errorf("pagecache: %s: %d bytes, larger than the %d-byte limit (MaxSize)", path, st.Size(), int64(MaxSize))
 	}
 	return f, st.Size(), nil
 }
 
+// regular returns an error wrapping ErrNoPageCache unless st is a regular
+// file's.
+func regular(path string, st os.FileInfo) error {
+	m := st.Mode()
+	var what string
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		what = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	case m&os.ModeDevice != 0:
+		what = "a device"
+	default:
+		what = "a " + m.Type().String() + " file"
+	}
+	return fmt.Errorf("pagecache: %s: %w: %s, not a regular file", path, ErrNoPageCache, what)
+}
+
 func residency(p platform, path string, ranges []Range, quick bool) (Reading, error) {
-	f, size, err := open(path)
+	f, size, err := open(p, path)
 	if err != nil {
 		return Reading{}, err
 	}
@@ -260,34 +385,40 @@ func residency(p platform, path string, ranges []Range, quick bool) (Reading, er
 	return p.measure(f, size, ranges, quick)
 }
 
-func evict(p platform, path string, quick bool) (Result, error) {
-	f, size, err := open(path)
+func evict(p platform, path string, quick, sync bool) (Result, error) {
+	f, size, err := open(p, path)
 	if err != nil {
 		return Result{}, err
 	}
 	defer f.Close()
-	res := Result{Op: OpEvict, Path: path}
+	res := Result{Op: OpEvict, Path: path, Sync: sync}
 	if res.Before, err = p.measure(f, size, nil, quick); err != nil {
 		return res, err
 	}
 	start := time.Now()
-	if err := p.evict(f, size); err != nil {
+	if err := p.evict(f, size, sync); err != nil {
 		return res, fmt.Errorf("pagecache: evict %s: %w", path, err)
 	}
 	res.Elapsed = time.Since(start)
 	if res.After, err = p.measure(f, size, nil, quick); err != nil {
 		return res, err
 	}
+	if res.After.Unverifiable == "" && res.After.Resident > 0 {
+		// Name every page that stayed: count again page by page.
+		if res.After, res.Reasons, err = p.explain(f, size, res.Before); err != nil {
+			return res, err
+		}
+	}
 	a := res.After
-	res.Verified = a.Unverifiable == "" && float64(a.Resident) <= EvictTolerance*float64(a.Total)
-	if !res.Verified {
-		res.Reasons = reasons(p, f, res.Before, a)
+	res.Verified = a.Unverifiable == "" && a.Resident == 0
+	if a.Unverifiable != "" {
+		res.Reasons = []Stay{{Reason: ReasonUnverifiable, Pages: a.Resident, Detail: a.Unverifiable}}
 	}
 	return res, nil
 }
 
 func warm(p platform, path string, quick bool) (Result, error) {
-	f, size, err := open(path)
+	f, size, err := open(p, path)
 	if err != nil {
 		return Result{}, err
 	}
@@ -326,14 +457,6 @@ func warm(p platform, path string, quick bool) (Result, error) {
 			Detail: fmt.Sprintf("read %d bytes but pages were not kept (memory pressure?)", n)}}
 	}
 	return res, nil
-}
-
-// reasons explains the resident pages of an unverified eviction.
-func reasons(p platform, f *os.File, before, a Reading) []Stay {
-	if a.Unverifiable != "" {
-		return []Stay{{Reason: ReasonUnverifiable, Pages: a.Resident, Detail: a.Unverifiable}}
-	}
-	return p.explain(f, before, a)
 }
 
 // warmPasses bounds the read passes of a warm-up.
@@ -400,4 +523,74 @@ func tally(path string, size int64, pageSize int, vec []byte, ranges []Range) Re
 		r.Ranges = append(r.Ranges, RangeCount{Range: rg, Count: c})
 	}
 	return r
+}
+
+// attribute groups the resident pages of a mincore vector by the reason
+// classify gives each (a reason and a detail, such as the pids that lock the
+// page), in order of first appearance, with their spans.
+func attribute(vec []byte, classify func(page int64) (Reason, string)) []Stay {
+	type key struct {
+		r Reason
+		d string
+	}
+	var order []key
+	stays := map[key]*Stay{}
+	last := map[key]int64{} // last page of each key
+	for i, b := range vec {
+		if b&1 == 0 {
+			continue
+		}
+		p := int64(i)
+		r, d := classify(p)
+		k := key{r, d}
+		s := stays[k]
+		if s == nil {
+			s = &Stay{Reason: r, Detail: d}
+			stays[k] = s
+			order = append(order, k)
+		}
+		s.Pages++
+		switch n := len(s.Spans); {
+		case n > 0 && s.Spans[n-1].Last == p-1 && s.SpansOmitted == 0:
+			s.Spans[n-1].Last = p
+		case n < MaxSpans:
+			s.Spans = append(s.Spans, Span{p, p})
+		case last[k] != p-1:
+			s.SpansOmitted++
+		}
+		last[k] = p
+	}
+	out := make([]Stay, 0, len(order))
+	for _, k := range order {
+		s := *stays[k]
+		s.Detail = joinDetail(s.Detail, spansText(s.Spans, s.SpansOmitted))
+		out = append(out, s)
+	}
+	return out
+}
+
+// maxSpansText bounds the spans a Stay's Detail lists; Spans has them all.
+const maxSpansText = 8
+
+// spansText lists spans as "pages 0-511, page 700", at most maxSpansText,
+// and how many more runs there are (omitted: runs not in spans at all).
+func spansText(spans []Span, omitted int64) string {
+	var parts []string
+	for i, s := range spans {
+		if i == maxSpansText {
+			break
+		}
+		parts = append(parts, s.String())
+	}
+	if more := int64(len(spans)-len(parts)) + omitted; more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more runs", more))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinDetail(detail, pages string) string {
+	if detail == "" {
+		return pages
+	}
+	return detail + ": " + pages
 }

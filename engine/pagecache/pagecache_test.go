@@ -1,6 +1,8 @@
 package pagecache
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,5 +82,39 @@ func TestCountFraction(t *testing.T) {
 		if diff := cmp.Diff(tt.str, tt.c.String()); diff != "" {
 			t.Errorf("%+v.String() mismatch (-want +got):\n%s", tt.c, diff)
 		}
+	}
+}
+
+func TestAttribute(t *testing.T) {
+	// Pages 0-3 locked, 4 evicted, 5-6 dirty, 7 evicted, 8 dirty.
+	vec := []byte{1, 1, 1, 1, 0, 1, 1, 0, 1}
+	classify := func(p int64) (Reason, string) {
+		if p < 4 {
+			return ReasonLocked, "mlocked by pid 7 (x)"
+		}
+		return ReasonDirty, ""
+	}
+	want := []Stay{
+		{Reason: ReasonLocked, Pages: 4, Detail: "mlocked by pid 7 (x): pages 0-3", Spans: []Span{{0, 3}}},
+		{Reason: ReasonDirty, Pages: 3, Detail: "pages 5-6, page 8", Spans: []Span{{5, 6}, {8, 8}}},
+	}
+	if diff := cmp.Diff(want, attribute(vec, classify)); diff != "" {
+		t.Errorf("attribute(%v) mismatch (-want +got):\n%s", vec, diff)
+	}
+	if got := attribute([]byte{0, 2, 0}, classify); len(got) != 0 {
+		t.Errorf("attribute(nothing resident) = %+v; want none", got)
+	}
+
+	// Alternating pages: MaxSpans runs listed, the rest counted.
+	const runs = MaxSpans + 10
+	alt := make([]byte, 2*runs)
+	for i := 0; i < len(alt); i += 2 {
+		alt[i] = 1
+	}
+	got := attribute(alt, func(int64) (Reason, string) { return ReasonUnknown, "" })
+	if len(got) != 1 || got[0].Pages != runs || len(got[0].Spans) != MaxSpans || got[0].SpansOmitted != 10 ||
+		!strings.HasSuffix(got[0].Detail, fmt.Sprintf("and %d more runs", runs-maxSpansText)) {
+		t.Errorf("attribute(%d alternating pages) = %d stays, pages %d, %d spans, %d omitted, detail …%q; want %d pages, %d spans, 10 omitted",
+			runs, len(got), got[0].Pages, len(got[0].Spans), got[0].SpansOmitted, got[0].Detail[max(0, len(got[0].Detail)-40):], runs, MaxSpans)
 	}
 }

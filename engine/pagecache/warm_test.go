@@ -28,9 +28,12 @@ func (p *reclaimingPlatform) measure(f *os.File, size int64, _ []Range, _ bool) 
 	}
 	return r, nil
 }
-func (*reclaimingPlatform) evict(*os.File, int64) error               { return nil }
-func (*reclaimingPlatform) adviseSequential(*os.File)                 {}
-func (*reclaimingPlatform) explain(*os.File, Reading, Reading) []Stay { return nil }
+func (*reclaimingPlatform) noPageCache(*os.File) string       { return "" }
+func (*reclaimingPlatform) evict(*os.File, int64, bool) error { return nil }
+func (*reclaimingPlatform) adviseSequential(*os.File)         {}
+func (*reclaimingPlatform) explain(*os.File, int64, Reading) (Reading, []Stay, error) {
+	return Reading{}, nil, nil
+}
 
 func TestWarmReadsAgainAfterReclaim(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")

@@ -13,7 +13,7 @@ func TestSelect(t *testing.T) {
 		want string // comma-joined names, or an error substring prefixed with "error:"
 	}{
 		{"compare", "compare.rate,compare.unlike"},
-		{"summary,derive", "derive,summary"},
+		{"compare.unlike,compare.rate", "compare.rate,compare.unlike"},
 		{"compare.rate, compare", "compare.rate,compare.unlike"},
 		{"compare.rate", "compare.rate"},
 		{"pla", `error:unknown rule "pla"`},

@@ -56,9 +56,9 @@ const TMDefault = 16
 // TM = 16, 4,224 KV cells, PLE on, flash, and their fitted RowBytes.
 //
 // Deprecated: the configuration is the fixtures' spec data
-// (rules.scratch.need); M5 stays only for the legacy memory rule (which
-// reads C and d through CPUFaulted) and spec/invariants_test.go, until
-// they read the spec.
+// (rules.scratch.need, rules.memory.scratch); M5 stays only for
+// spec/invariants_test.go and this package's tests, until they read the
+// spec.
 func M5() Config {
 	return Config{C: 1024, D: 2560, TM: TMDefault, RowBytes: 1275558, Cells: 4224, PLE: true, Flash: true}
 }

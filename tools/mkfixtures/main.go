@@ -3,7 +3,8 @@
 // figures, deterministically.
 //
 // It writes only the files it owns (the results JSON, the route_parity and
-// self-test logs, the strata prompts, the stand-ins for hashed sources and
+// self-test logs, the residency records of the page-cache probe
+// (residency.go), the strata prompts, the stand-ins for hashed sources and
 // binaries, machine/mtimes.json, VALUES.md) and rewrites a file only when
 // its content changes. Files other helpers own are never overwritten: when
 // one that provenance hashes is missing, a placeholder marked

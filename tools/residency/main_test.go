@@ -13,6 +13,8 @@ func TestUsage(t *testing.T) {
 	}{
 		{nil, "usage"},
 		{[]string{"-evict", "-warm", "f"}, "exclusive"},
+		{[]string{"-sync", "f"}, "-sync goes with -evict"},
+		{[]string{"-warm", "-sync", "f"}, "-sync goes with -evict"},
 		{[]string{"-format", "xml", "f"}, `unknown format "xml"`},
 		{[]string{"-bogus", "f"}, "flag provided but not defined"},
 		{[]string{"/no/such/file"}, "/no/such/file"},

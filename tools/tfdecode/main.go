@@ -6,9 +6,17 @@
 //	    fixtures/m5/data/m5_val_prompts/eval_tf_96tok_ja.txt
 //
 // Texts are printed Go-quoted so that newlines and spaces show. -ids adds the
-// ids of each segment. Exit status: 0 when every file has the layout, 1 when
-// one does not (its whole text is printed instead), 2 for bad usage or an
-// unreadable file.
+// ids of each segment.
+//
+// Only regular files are read: a FIFO, device or directory is refused
+// without being opened (and the open is non-blocking, so that one swapped in
+// meanwhile is refused too, never waited on). A token file over 64 MiB
+// (MaxTF) is refused; of the vocabulary only the GGUF header is read, so its
+// size is not limited (a model file serves).
+//
+// Exit status: 0 when every file has the layout, 1 when one does not (its
+// whole text is printed instead), 2 for bad usage or a file that is refused
+// or unreadable.
 package main
 
 import (
@@ -16,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/strataspec/strataspec/engine/gguf"
 	"github.com/strataspec/strataspec/engine/tf"
@@ -41,19 +50,14 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fs.Usage()
 		return 2
 	}
-	gf, err := gguf.Open(*vocabPath)
-	if err != nil {
-		fmt.Fprintln(stderr, "tfdecode:", err)
-		return 2
-	}
-	v, err := gf.Vocab()
+	v, err := readVocab(*vocabPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "tfdecode:", err)
 		return 2
 	}
 	status := 0
 	for _, path := range fs.Args() {
-		f, err := tf.Read(path)
+		f, err := readTF(path)
 		if err != nil {
 			fmt.Fprintln(stderr, "tfdecode:", err)
 			return 2
@@ -63,6 +67,68 @@ func run(stdout, stderr io.Writer, args []string) int {
 		}
 	}
 	return status
+}
+
+// MaxTF is the largest token file read: a million ids take about 7 MB.
+const MaxTF = 64 << 20
+
+// readVocab reads the vocabulary of the GGUF file at path.
+func readVocab(path string) (*gguf.Vocab, error) {
+	fh, size, err := openRegular(path, -1)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	gf, err := gguf.Read(path, fh, size)
+	if err != nil {
+		return nil, err
+	}
+	return gf.Vocab()
+}
+
+// readTF reads the token file at path.
+func readTF(path string) (*tf.File, error) {
+	fh, size, err := openRegular(path, MaxTF)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data := make([]byte, size)
+	if _, err := io.ReadFull(fh, data); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tf.Parse(path, data)
+}
+
+// openRegular opens path for reading if it is a regular file of at most
+// limit bytes (limit < 0: any size) and returns it with its size. The type is
+// checked before the open, so a FIFO or device is never opened, and again on
+// the file opened non-blocking (O_NONBLOCK changes nothing for a regular
+// file's reads).
+func openRegular(path string, limit int64) (*os.File, int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	if st, err = fh.Stat(); err != nil || !st.Mode().IsRegular() {
+		fh.Close()
+		if err == nil {
+			err = fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+		}
+		return nil, 0, err
+	}
+	if limit >= 0 && st.Size() > limit {
+		fh.Close()
+		return nil, 0, fmt.Errorf("%s: %d bytes, over the %d-byte limit for a token file", path, st.Size(), limit)
+	}
+	return fh, st.Size(), nil
 }
 
 // decode prints one file and reports whether it has the TF layout.

@@ -82,7 +82,7 @@ type span struct {
 
 func run(p *analysis.Pass) (any, error) {
 	var cfg Config
-	found, err := analysis.Settings(p, &cfg)
+	found, err := analysis.OptionalSettings(p, &cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ var SelfTest = &analysis.Analyzer{
 
 func run(p *analysis.Pass) (any, error) {
 	var cfg Config
-	if _, err := analysis.Settings(p, &cfg); err != nil {
+	if _, err := analysis.OptionalSettings(p, &cfg); err != nil {
 		return nil, err
 	}
 	snap, err := analysis.Fact(p, facts.Snapshot)

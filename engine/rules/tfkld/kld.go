@@ -48,7 +48,7 @@ var KLD = &analysis.Analyzer{
 
 func runKLD(p *analysis.Pass) (any, error) {
 	var cfg KLDConfig
-	if _, err := analysis.Settings(p, &cfg); err != nil {
+	if _, err := analysis.OptionalSettings(p, &cfg); err != nil {
 		return nil, err
 	}
 	s, err := load(p)

@@ -1,0 +1,118 @@
+package pagecache
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// DocumentFormat is the format tag of a residency document.
+const DocumentFormat = "strataspec-residency/1"
+
+// Document is what `tools/residency -format json` writes: one operation on
+// one or more files, each with its reading (op "residency"), its result (op
+// "evict" or "warm") or its error. A runner archives such documents beside
+// its results so that an audit can read what the page cache held, measured,
+// instead of what a helper returned.
+//
+//	{
+//	  "format": "strataspec-residency/1",
+//	  "op": "residency",                         (or "evict", "warm")
+//	  "verified": true,                          (evict and warm only)
+//	  "files": [
+//	    {"reading": {"path": "/tmp/probe.gguf", "size": 268435456, "page_size": 16384,
+//	                 "resident": 16384, "total": 16384, "method": "mincore"}},
+//	    {"result": {…Result…}},
+//	    {"error": "…"}
+//	  ]
+//	}
+type Document struct {
+	Format   string  `json:"format"`
+	Op       string  `json:"op"`                 // "residency", "evict" or "warm"
+	Verified *bool   `json:"verified,omitempty"` // every file verified (evict, warm)
+	Files    []Entry `json:"files"`
+}
+
+// Entry is one file of a Document.
+type Entry struct {
+	Reading *Reading `json:"reading,omitempty"`
+	Result  *Result  `json:"result,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// ParseDocument decodes a residency document strictly: the format tag must
+// be DocumentFormat, unknown fields are errors, and every entry has exactly
+// one of reading, result and error, matching the op. Errors name the file
+// (name) and the line.
+func ParseDocument(name string, data []byte) (*Document, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var d Document
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, errorLine(data, dec, err), err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s:%d: data after the document", name, lineAt(data, dec.InputOffset()))
+	}
+	errf := func(format string, args ...any) error {
+		return fmt.Errorf("%s:%d: %s", name, lineOf(data, `"format"`), fmt.Sprintf(format, args...))
+	}
+	if d.Format != DocumentFormat {
+		return nil, errf("format %q; want %q", d.Format, DocumentFormat)
+	}
+	if d.Op != "residency" && d.Op != string(OpEvict) && d.Op != string(OpWarm) {
+		return nil, errf("op %q; want residency, evict or warm", d.Op)
+	}
+	if len(d.Files) == 0 {
+		return nil, errf("no files")
+	}
+	for i, e := range d.Files {
+		n := 0
+		for _, set := range []bool{e.Reading != nil, e.Result != nil, e.Error != ""} {
+			if set {
+				n++
+			}
+		}
+		switch {
+		case n != 1:
+			return nil, errf("files[%d] has %d of reading, result and error; want one", i, n)
+		case e.Reading != nil && d.Op != "residency", e.Result != nil && d.Op == "residency":
+			return nil, errf("files[%d]: a %s document holds readings for op residency, results for evict and warm", i, d.Op)
+		}
+	}
+	return &d, nil
+}
+
+// errorLine returns the line of a decoding error: the offset a syntax or
+// type error names, the first occurrence of an unknown field's key, else
+// where the decoder stopped.
+func errorLine(data []byte, dec *json.Decoder, err error) int {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return lineAt(data, se.Offset)
+	case errors.As(err, &te):
+		return lineAt(data, te.Offset)
+	}
+	if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return lineOf(data, key)
+	}
+	return lineAt(data, dec.InputOffset())
+}
+
+// lineAt returns the 1-based line of byte offset off.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}
+
+// lineOf returns the line of the first occurrence of s, or 1.
+func lineOf(data []byte, s string) int {
+	if i := bytes.Index(data, []byte(s)); i >= 0 {
+		return lineAt(data, int64(i))
+	}
+	return 1
+}

@@ -1,0 +1,14 @@
+package pagecachetest
+
+import "golang.org/x/sys/unix"
+
+// MemoryFS reports whether dir is on a file system that keeps its files
+// only in memory (tmpfs), where pages cannot be evicted. A directory that
+// cannot be examined counts as one: no test should trust it.
+func MemoryFS(dir string) bool {
+	var fs unix.Statfs_t
+	if unix.Statfs(dir, &fs) != nil {
+		return true
+	}
+	return unix.ByteSliceToString(fs.Fstypename[:]) == "tmpfs"
+}

@@ -1,0 +1,184 @@
+// Package cache holds the page-cache rules: a runner's eviction and warm-up
+// helpers are judged by the residency records archived around each call
+// (what `tools/residency -format json` writes), never by what they returned;
+// and they must act on the files the arena fill reads.
+//
+// The checkout's spec declares the probe under "rules": {"cache": …}:
+//
+//	"cache": {
+//	  "fill": {"files": ["models/X.gguf.experts"], "io": "pread, F_NOCACHE"},
+//	  "helpers": [
+//	    {"name": "evict_file_cache", "op": "evict", "mechanism": "…",
+//	     "targets": ["models/X.gguf"], "returned": true,
+//	     "before": "results/residency/evict.before.json",
+//	     "after": "results/residency/evict.after.json"}
+//	  ],
+//	  "source": {"file": "scripts/runner.py", "function": "cache_target"}
+//	}
+//
+// "before" and "after" are residency documents (pagecache.Document, op
+// "residency", one file) measured on the probe file just before and just
+// after the helper ran; "returned" is what the helper reported (optional);
+// "source" (optional) names the runner source whose function returns the
+// file name the helpers act on, as an f-string whose {…} fields stand for
+// any text. Finding ids come from the spec's "ids" (for instance
+// "cache.residency/evict").
+package cache
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/pagecache"
+)
+
+// Settings are the spec's "rules": {"cache": …}.
+type Settings struct {
+	Fill    Fill     `json:"fill"`
+	Helpers []Helper `json:"helpers"`
+	Source  *Source  `json:"source,omitempty"`
+}
+
+// Fill is what the arena fill reads, and how.
+type Fill struct {
+	Files []string `json:"files"`
+	IO    string   `json:"io,omitempty"`
+}
+
+// Helper is one page-cache helper of the runner and the records of its
+// probe.
+type Helper struct {
+	Name      string   `json:"name"`
+	Op        string   `json:"op"` // "evict" or "warm"
+	Mechanism string   `json:"mechanism,omitempty"`
+	Targets   []string `json:"targets"`
+	Returned  *bool    `json:"returned,omitempty"`
+	Before    string   `json:"before"`
+	After     string   `json:"after"`
+}
+
+// Source names the runner function that returns the helpers' target.
+type Source struct {
+	File     string `json:"file"`
+	Function string `json:"function"`
+}
+
+// Probe is the fact the cache rules read: the settings, with each helper's
+// records read and the lines to cite.
+type Probe struct {
+	Settings
+	SpecFile string
+	Helpers  []ProbedHelper
+	// SourceLines holds the runner source's lines when Source is set.
+	SourceLines []string
+}
+
+// ProbedHelper is a helper with its two readings.
+type ProbedHelper struct {
+	Helper
+	SpecLine      int // line of the helper's name in the spec file
+	Before, After *pagecache.Reading
+	AfterLine     int // line of "resident" in the after record
+}
+
+// probeFact reads the probe the spec declares; its absence makes the rules
+// not apply.
+var probeFact = facts.NewKey("cache probe", readProbe)
+
+func readProbe(s *facts.Set) (*Probe, error) {
+	spec, err := facts.Get(s, facts.Spec)
+	if err != nil {
+		return nil, err
+	}
+	var st Settings
+	ok, err := spec.Rule("cache", &st)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: no page-cache probe declared (\"rules\": {\"cache\": …} in %s)", facts.ErrAbsent, checkout.File)
+	}
+	p := &Probe{Settings: st, SpecFile: spec.Path}
+	specData, err := s.Snap.ReadFile(spec.Path)
+	if err != nil {
+		return nil, err
+	}
+	for i, h := range st.Helpers {
+		errf := func(format string, args ...any) error {
+			return fmt.Errorf("%s:%d: rules.cache.helpers[%d]: %s", spec.Path, lineOf(specData, `"`+h.Name+`"`), i, fmt.Sprintf(format, args...))
+		}
+		if h.Name == "" || h.Before == "" || h.After == "" {
+			return nil, errf(`a helper needs "name", "before" and "after"`)
+		}
+		if h.Op != string(pagecache.OpEvict) && h.Op != string(pagecache.OpWarm) {
+			return nil, errf("op %q; want evict or warm", h.Op)
+		}
+		ph := ProbedHelper{Helper: h, SpecLine: lineOf(specData, `"`+h.Name+`"`)}
+		if ph.Before, _, err = reading(s, h.Before); err != nil {
+			return nil, err
+		}
+		var data []byte
+		if ph.After, data, err = reading(s, h.After); err != nil {
+			return nil, err
+		}
+		ph.AfterLine = lineOf(data, `"resident"`)
+		p.Helpers = append(p.Helpers, ph)
+	}
+	if src := st.Source; src != nil {
+		if src.File == "" || src.Function == "" {
+			return nil, fmt.Errorf("%s:%d: rules.cache.source needs \"file\" and \"function\"", spec.Path, lineOf(specData, `"source"`))
+		}
+		data, err := s.Snap.ReadFile(src.File)
+		if err != nil {
+			return nil, err
+		}
+		p.SourceLines = splitLines(data)
+	}
+	return p, nil
+}
+
+// reading reads a residency record of one file, confined to the snapshot.
+func reading(s *facts.Set, rel string) (*pagecache.Reading, []byte, error) {
+	data, err := s.Snap.ReadFile(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := pagecache.ParseDocument(rel, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.Op != "residency" || len(d.Files) != 1 || d.Files[0].Reading == nil {
+		return nil, nil, fmt.Errorf("%s:1: a probe record is the residency reading of one file (tools/residency -format json FILE), found op %s with %d files", rel, d.Op, len(d.Files))
+	}
+	return d.Files[0].Reading, data, nil
+}
+
+func lineOf(data []byte, s string) int {
+	i := bytes.Index(data, []byte(s))
+	if i < 0 {
+		return 0
+	}
+	return 1 + bytes.Count(data[:i], []byte("\n"))
+}
+
+func splitLines(data []byte) []string {
+	var out []string
+	for line := range bytes.Lines(data) {
+		out = append(out, string(bytes.TrimRight(line, "\r\n")))
+	}
+	return out
+}
+
+// missing returns the elements of a not in b.
+func missing(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
