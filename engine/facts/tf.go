@@ -20,6 +20,7 @@ import (
 // files the manifest (rules.tf) lists with their layouts, and the runs that
 // read them.
 type TFSet struct {
+	Flags     tf.Flags // the runs' token-count flags
 	Vocab     *gguf.Vocab
 	VocabFile string    // relative to the root
 	Files     []*TFFile // in path order
@@ -73,7 +74,13 @@ var TF = NewKey("tf", func(s *Set) (*TFSet, error) {
 	if m.Vocab == "" {
 		return nil, fmt.Errorf("%s: rules.tf: the manifest names no vocabulary (\"vocab\") to decode the token files", checkout.File)
 	}
-	out := &TFSet{VocabFile: m.Vocab}
+	out := &TFSet{VocabFile: m.Vocab, Flags: tf.DefaultFlags()}
+	if m.Flags != nil {
+		if m.Flags.Prompt == "" || m.Flags.Gen == "" {
+			return nil, fmt.Errorf("%s: rules.tf.flags: give both \"prompt\" and \"gen\"", checkout.File)
+		}
+		out.Flags = *m.Flags
+	}
 	vb, err := s.Snap.ReadFile(m.Vocab)
 	if err != nil {
 		return nil, fmt.Errorf("rules.tf.vocab: %w", err)
@@ -122,17 +129,18 @@ var TF = NewKey("tf", func(s *Set) (*TFSet, error) {
 			continue
 		}
 		tr := &TFRun{Run: r, File: file}
-		tr.NPrompt, tr.NGen, tr.FlagErr = tfFlags(r.Cmd)
+		tr.NPrompt, tr.NGen, tr.FlagErr = tfFlags(r.Cmd, out.Flags)
 		out.Runs = append(out.Runs, tr)
 	}
 	return out, nil
 })
 
-// tfFlags reads --n-prompt and --n-gen from a command line.
-func tfFlags(cmd []string) (nPrompt, nGen int, err error) {
+// tfFlags reads the prompt and scored token counts from a command line.
+func tfFlags(cmd []string, flags tf.Flags) (nPrompt, nGen int, err error) {
 	vals := map[string]int{}
+	names := []string{flags.Prompt, flags.Gen}
 	for i := 0; i < len(cmd); i++ {
-		for _, name := range []string{"--n-prompt", "--n-gen"} {
+		for _, name := range names {
 			var text string
 			switch {
 			case cmd[i] == name && i+1 < len(cmd):
@@ -149,10 +157,10 @@ func tfFlags(cmd []string) (nPrompt, nGen int, err error) {
 			vals[name] = n
 		}
 	}
-	for _, name := range []string{"--n-prompt", "--n-gen"} {
+	for _, name := range names {
 		if _, ok := vals[name]; !ok {
 			return 0, 0, fmt.Errorf("no %s in the command", name)
 		}
 	}
-	return vals["--n-prompt"], vals["--n-gen"], nil
+	return vals[flags.Prompt], vals[flags.Gen], nil
 }

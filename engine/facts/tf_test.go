@@ -3,6 +3,8 @@ package facts
 import (
 	"strings"
 	"testing"
+
+	"github.com/strataspec/strataspec/engine/tf"
 )
 
 func TestTFFlags(t *testing.T) {
@@ -18,7 +20,7 @@ func TestTFFlags(t *testing.T) {
 		{"x --n-gen sixty --n-prompt 32", 0, 0, `--n-gen "sixty"`},
 	}
 	for _, tt := range tests {
-		np, ng, err := tfFlags(strings.Fields(tt.cmd))
+		np, ng, err := tfFlags(strings.Fields(tt.cmd), tf.DefaultFlags())
 		if tt.wantErrSub != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErrSub) {
 				t.Errorf("tfFlags(%q) error = %v; want %q", tt.cmd, err, tt.wantErrSub)

@@ -162,7 +162,19 @@ type Manifest struct {
 	// Vocab is the GGUF file holding the tokenizer, relative to the root.
 	Vocab string  `json:"vocab"`
 	Files []Entry `json:"files"`
+	// Flags name the command-line flags by which a run gives its prompt
+	// and scored token counts; default DefaultFlags.
+	Flags *Flags `json:"flags,omitempty"`
 }
+
+// Flags are a TF run's token-count flags.
+type Flags struct {
+	Prompt string `json:"prompt"` // the prompt tokens (user turn and header)
+	Gen    string `json:"gen"`    // the scored tokens
+}
+
+// DefaultFlags are the strata window CLI's: --n-prompt and --n-gen.
+func DefaultFlags() Flags { return Flags{Prompt: "--n-prompt", Gen: "--n-gen"} }
 
 // Entry is one TF file of a manifest.
 type Entry struct {

@@ -404,3 +404,44 @@ func TestColdPairs(t *testing.T) {
 		})
 	}
 }
+
+// TestTFFlags: the runs' token-count flags are spec data (rules.tf.flags):
+// renamed in the spec and the runs alike, every run still agrees with its
+// file; renamed in the spec alone, every TF run fails naming the flag.
+func TestTFFlags(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		runsToo  bool
+		fails    int
+		contains string
+	}{
+		{"renamed everywhere", true, 0, ""},
+		{"renamed in the spec only", false, 9, "no --prompt-tokens in the command"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := snaptest.CopyFixture(t, "m5")
+			snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"vocab": "data/vocab-synthetic-chatml.gguf",`,
+				`"vocab": "data/vocab-synthetic-chatml.gguf", "flags": {"prompt": "--prompt-tokens", "gen": "--gen-tokens"},`)
+			if tt.runsToo {
+				results := filepath.Join(root, snaptest.ResultsFile)
+				s := snaptest.Read(t, results)
+				s = strings.ReplaceAll(strings.ReplaceAll(s, `"--n-prompt"`, `"--prompt-tokens"`), `"--n-gen"`, `"--gen-tokens"`)
+				snaptest.Write(t, results, s)
+			}
+			var fails []string
+			for _, f := range runRule(t, "tf", tfContext(t, root)) {
+				if f.Severity == finding.Fail {
+					fails = append(fails, f.Message)
+				}
+			}
+			if len(fails) != tt.fails {
+				t.Fatalf("%d fail findings %q; want %d", len(fails), fails, tt.fails)
+			}
+			for _, m := range fails {
+				if !strings.Contains(m, tt.contains) {
+					t.Errorf("fail %q; want it to say %q", m, tt.contains)
+				}
+			}
+		})
+	}
+}

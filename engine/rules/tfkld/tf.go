@@ -182,12 +182,13 @@ func (s *state) checkRun(r *facts.TFRun) {
 	}
 	var problems []string
 	l := r.File.Layout
+	np, ng := s.set.Flags.Prompt, s.set.Flags.Gen
 	if r.File.LayoutErr == nil {
 		if r.NPrompt != l.Prompt() {
-			problems = append(problems, fmt.Sprintf("--n-prompt %d but %s has %d prompt ids (user turn + header)", r.NPrompt, r.File.Rel, l.Prompt()))
+			problems = append(problems, fmt.Sprintf("%s %d but %s has %d prompt ids (user turn + header)", np, r.NPrompt, r.File.Rel, l.Prompt()))
 		}
 		if r.NGen != l.Scored.Len() {
-			problems = append(problems, fmt.Sprintf("--n-gen %d but %s has %d scored ids", r.NGen, r.File.Rel, l.Scored.Len()))
+			problems = append(problems, fmt.Sprintf("%s %d but %s has %d scored ids", ng, r.NGen, r.File.Rel, l.Scored.Len()))
 		}
 	}
 	evalText := "no parsed tail"
@@ -198,7 +199,7 @@ func (s *state) checkRun(r *facts.TFRun) {
 			problems = append(problems, "its tail has no eval_tokens")
 			evalText = "no eval_tokens"
 		case int(eval) != r.NGen || float64(int(eval)) != eval:
-			problems = append(problems, fmt.Sprintf("eval_tokens=%s but --n-gen %d", text, r.NGen))
+			problems = append(problems, fmt.Sprintf("eval_tokens=%s but %s %d", text, ng, r.NGen))
 			evalText = "eval_tokens=" + text
 		default:
 			evalText = "eval_tokens=" + text
@@ -214,14 +215,14 @@ func (s *state) checkRun(r *facts.TFRun) {
 	} else {
 		problems = append(problems, "no parsed tail")
 	}
-	raw := fmt.Sprintf("--n-prompt %d --n-gen %d; %s", r.NPrompt, r.NGen, evalText)
+	raw := fmt.Sprintf("%s %d %s %d; %s", np, r.NPrompt, ng, r.NGen, evalText)
 	if len(problems) > 0 {
 		s.add(finding.Fail, "layout", results, r.Run.Line, cmd, raw, r.Run.Source, "run %s: %s", r.Run.Name, strings.Join(problems, "; "))
 		return
 	}
 	s.add(finding.Pass, "layout", results, r.Run.Line, cmd, raw, r.Run.Source,
-		"run %s: --n-prompt %d --n-gen %d and %s agree with %s (%d prompt + %d scored ids)",
-		r.Run.Name, r.NPrompt, r.NGen, evalText, r.File.Rel, l.Prompt(), l.Scored.Len())
+		"run %s: %s %d %s %d and %s agree with %s (%d prompt + %d scored ids)",
+		r.Run.Name, np, r.NPrompt, ng, r.NGen, evalText, r.File.Rel, l.Prompt(), l.Scored.Len())
 }
 
 func (s *state) checkHash(e *facts.TFFile) {
