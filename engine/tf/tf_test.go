@@ -300,3 +300,63 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestLooksTruncated(t *testing.T) {
+	tests := []struct {
+		content   string
+		truncated bool
+		test      string
+	}{
+		{");\n df.erase();", true, "opens with ')'"},
+		{"  , and then", true, "opens with ','"},
+		{"and then it crashed", true, "lowercase letter 'a'"},
+		{"Fix it) now", true, "closes a bracket it never opened (')' at byte 6)"},
+		{"{19}~?$$ Solve this", false, "closes no bracket it did not open"},
+		{"What does (a [b]) mean?", false, "closes no bracket it did not open"},
+		{"カイブ\n36\n\n質問", false, "closes no bracket"},
+		{"", false, "empty"},
+	}
+	for _, tt := range tests {
+		got, test := LooksTruncated(tt.content)
+		if got != tt.truncated || !strings.Contains(test, tt.test) {
+			t.Errorf("LooksTruncated(%q) = %v, %q; want %v, a test saying %q", tt.content, got, test, tt.truncated, tt.test)
+		}
+	}
+}
+
+func TestManifestApply(t *testing.T) {
+	off := func(n int64) *int64 { return &n }
+	tests := []struct {
+		name   string
+		file   string
+		entry  Entry
+		domain string
+		offset int64
+		has    bool
+		err    string
+	}{
+		{"plain ids", "1 2 3", Entry{Path: "a.txt", Domain: "ja", SourceOffset: off(48)}, "ja", 48, true, ""},
+		{"no offset anywhere", "1 2 3", Entry{Path: "a.txt", Domain: "ja"}, "ja", 0, false, ""},
+		{"header agrees", "# domain: ja\n# source_offset: 48\n1 2", Entry{Path: "a.txt", Domain: "ja", SourceOffset: off(48)}, "ja", 48, true, ""},
+		{"header gives what the manifest does not", "# domain: ja\n# source_offset: 7\n1 2", Entry{Path: "a.txt"}, "ja", 7, true, ""},
+		{"domain disagrees", "# domain: ja\n1 2", Entry{Path: "a.txt", Domain: "en"}, "", 0, false, `the manifest's domain "en" disagrees with the file's header "ja"`},
+		{"offset disagrees", "# source_offset: 7\n1 2", Entry{Path: "a.txt", Domain: "ja", SourceOffset: off(8)}, "", 0, false, "source_offset 8 disagrees with the file's header 7"},
+		{"negative offset", "1", Entry{Path: "a.txt", Domain: "ja", SourceOffset: off(-1)}, "", 0, false, "negative"},
+		{"no domain", "1 2", Entry{Path: "a.txt"}, "", 0, false, "a.txt: no domain"},
+	}
+	for _, tt := range tests {
+		f, err := Parse("a.txt", []byte(tt.file))
+		if err != nil {
+			t.Fatalf("%s: Parse: %v", tt.name, err)
+		}
+		err = tt.entry.Apply(f)
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: Apply error = %v; want %q", tt.name, err, tt.err)
+			}
+		case err != nil || f.Domain != tt.domain || f.SourceOffset != tt.offset || f.HasOffset != tt.has:
+			t.Errorf("%s: Apply = %v; file domain %q, offset %d (%v); want %q, %d (%v)", tt.name, err, f.Domain, f.SourceOffset, f.HasOffset, tt.domain, tt.offset, tt.has)
+		}
+	}
+}
