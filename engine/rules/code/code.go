@@ -46,6 +46,7 @@ type Scope struct {
 	Block string `json:"block,omitempty"`
 }
 
+// String names the scope for messages: "file: name()" or "file: \"key\"".
 func (s Scope) String() string {
 	switch {
 	case s.Function != "":
