@@ -72,12 +72,12 @@ var TF = NewKey("tf", func(s *Set) (*TFSet, error) {
 		return nil, &snapfs.Error{File: checkout.File, Msg: "no teacher-forcing files declared (rules.tf.files)", Err: ErrAbsent}
 	}
 	if m.Vocab == "" {
-		return nil, fmt.Errorf("%s: rules.tf: the manifest names no vocabulary (\"vocab\") to decode the token files", checkout.File)
+		return nil, spec.RuleErrorf("tf", "the manifest names no vocabulary (\"vocab\") to decode the token files")
 	}
 	out := &TFSet{VocabFile: m.Vocab, Flags: tf.DefaultFlags()}
 	if m.Flags != nil {
 		if m.Flags.Prompt == "" || m.Flags.Gen == "" {
-			return nil, fmt.Errorf("%s: rules.tf.flags: give both \"prompt\" and \"gen\"", checkout.File)
+			return nil, spec.RuleErrorf("tf", "flags: give both \"prompt\" and \"gen\"")
 		}
 		out.Flags = *m.Flags
 	}

@@ -94,7 +94,11 @@ func run(p *analysis.Pass) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	spans, err := findScopes(p, srcs, cfg.Scope)
+	spec, err := analysis.Fact(p, facts.Spec)
+	if err != nil {
+		return nil, err
+	}
+	spans, err := findScopes(p, spec, srcs, cfg.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -115,11 +119,11 @@ func run(p *analysis.Pass) (any, error) {
 // findScopes finds every scope in its file. A scope the sources do not
 // hold is a warning: the spec names code that is not there, so its
 // literals go unchecked.
-func findScopes(p *analysis.Pass, srcs *facts.SourceSet, scopes []Scope) ([]span, error) {
+func findScopes(p *analysis.Pass, spec *checkout.Spec, srcs *facts.SourceSet, scopes []Scope) ([]span, error) {
 	var out []span
 	for _, sc := range scopes {
 		if sc.File == "" || (sc.Function == "") == (sc.Key == "") {
-			return nil, fmt.Errorf("%s: rules.code.scope: an entry needs \"file\" and one of \"function\" or \"key\" (found %+v)", checkout.File, sc)
+			return nil, spec.RuleErrorf("code", "scope: an entry needs \"file\" and one of \"function\" or \"key\" (found %+v)", sc)
 		}
 		f, err := srcs.File(sc.File)
 		if errors.Is(err, facts.ErrAbsent) {

@@ -194,3 +194,20 @@ func TestNotApplicable(t *testing.T) {
 	require.Len(t, rep.Summary.NotApplied, 1)
 	require.Contains(t, rep.Summary.NotApplied[0].Reason, "the spec names no functions or keys")
 }
+
+// TestBadScope: a scope entry with both a function and a key is an error
+// naming the spec file and the rule's line, not a silent pass.
+func TestBadScope(t *testing.T) {
+	root := snaptest.CopyFixture(t, "m5")
+	spec := filepath.Join(root, "strataspec.json")
+	snaptest.Edit(t, spec, `"function": "llama_cpp_blocks"}`, `"function": "llama_cpp_blocks", "key": "x"}`)
+	_, err := audit.Audit(root, "code")
+	require.Error(t, err)
+	line := 0
+	for i, l := range strings.Split(snaptest.Read(t, spec), "\n") {
+		if strings.Contains(l, `"code": {`) {
+			line = i + 1
+		}
+	}
+	require.Contains(t, err.Error(), "strataspec.json:"+strconv.Itoa(line)+": rules.code: scope: an entry needs")
+}

@@ -112,7 +112,11 @@ func run(p *analysis.Pass) (any, error) {
 		return nil, nil
 	}
 	if cfg.Sizing == "" || len(cfg.Planning) == 0 {
-		return nil, fmt.Errorf("%s: rules.scratch: \"file\" needs \"sizing\" and \"planning\"", checkout.File)
+		spec, err := analysis.Fact(p, facts.Spec)
+		if err != nil {
+			return nil, err
+		}
+		return nil, spec.RuleErrorf("scratch", "\"file\" needs \"sizing\" and \"planning\"")
 	}
 	srcs, err := analysis.Fact(p, facts.Sources)
 	if err != nil {
