@@ -1,13 +1,15 @@
-// Package archive loads a strata checkout (or a fixture snapshot laid out like
-// one): the validation runner's results JSON with its runs, perf dicts,
-// comparison tables and provenance, and the records beside it that the audit
-// reads (route_parity logs, the runner's self-test output, file mtimes).
+// Package archive loads a snapshot as its checkout's spec file
+// (engine/checkout) describes it: runs from JSON or JSON Lines run records,
+// from log files with optional sidecars and from llama-bench output, and the
+// records beside them that rules read (route_parity logs, a self-test output,
+// recorded file mtimes). Every file is read through engine/snapfs, confined
+// to the snapshot root.
 //
-// The loader is strict: an unknown key, a duplicate key or run name, a
-// missing referenced file, a value of the wrong type, invalid UTF-8 or a
-// truncated file is an *Error naming the file, the line:column and the JSON
-// path. The layout and the JSON schema are documented in
-// fixtures/m5-v3/README.md.
+// The loader is tolerant of what it does not need and strict about what it
+// reads: a key no mapping uses is kept (Run.Extra) and reported once as a
+// Note, never an error; a duplicate key or run name, a value of the wrong
+// type, a missing referenced file, invalid UTF-8 or a truncated file is an
+// *Error naming the file, the line:column and the JSON path.
 package archive
 
 import (
@@ -50,9 +52,10 @@ type Snapshot struct {
 	MtimesFile string
 	// Notes are inputs kept but not used (unknown keys, runs without a
 	// tail), each reported once as an info line.
-	Notes  []Note
-	notes  map[string]bool
-	byName map[string]*Run
+	Notes   []Note
+	notes   map[string]bool
+	byName  map[string]*Run
+	loadErr error // an optional input present but refused
 
 	Schema         string    // the results file's "schema"
 	GeneratedAtUTC time.Time // "generated_at_utc"
@@ -255,14 +258,29 @@ func (s *Snapshot) ReadFile(recorded string) ([]byte, error) {
 }
 
 // Run returns the run with the given name, or nil.
+//
+// The loader indexes runs as it adds them, so a loaded snapshot answers in
+// constant time and Run never writes (rules may call it concurrently); a
+// Snapshot built by hand with Runs set directly is searched in order.
 func (s *Snapshot) Run(name string) *Run {
-	if len(s.byName) != len(s.Runs) {
-		s.byName = make(map[string]*Run, len(s.Runs))
-		for _, r := range s.Runs {
-			s.byName[r.Name] = r
+	if len(s.byName) == len(s.Runs) {
+		return s.byName[name]
+	}
+	for _, r := range s.Runs {
+		if r.Name == name {
+			return r
 		}
 	}
-	return s.byName[name]
+	return nil
+}
+
+// addRun appends a run and indexes it by name.
+func (s *Snapshot) addRun(r *Run) {
+	if s.byName == nil {
+		s.byName = map[string]*Run{}
+	}
+	s.Runs = append(s.Runs, r)
+	s.byName[r.Name] = r
 }
 
 // Group returns the runs of a group, in results order.

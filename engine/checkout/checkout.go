@@ -481,7 +481,11 @@ func (s *Spec) ID(rule, check string) string {
 // Load reads the checkout's spec file through fsys, or returns the
 // defaults when it has none.
 func Load(fsys *snapfs.FS) (*Spec, error) {
-	if !fsys.Exists(File) {
+	ok, err := fsys.Present(File)
+	if err != nil {
+		return nil, err // a spec file linked outside the root is refused, not ignored
+	}
+	if !ok {
 		return Default(), nil
 	}
 	data, err := fsys.ReadFile(File, snapfs.LimitText)
