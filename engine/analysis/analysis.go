@@ -208,3 +208,15 @@ func sortDeps(as []*Analyzer) ([]*Analyzer, error) {
 	}
 	return order, nil
 }
+
+// OptionalSettings decodes the analyzer's settings, "rules": {"<name>":
+// {…}} in the checkout's spec file, strictly into v, for a rule that also
+// works without them; found is false when the spec has none. The analyzer
+// must declare facts.Spec.
+func OptionalSettings(p *Pass, v any) (found bool, err error) {
+	spec, err := Fact(p, facts.Spec)
+	if err != nil {
+		return false, err
+	}
+	return spec.Rule(p.Analyzer.Name, v)
+}

@@ -1,24 +1,35 @@
-package rules
+package sizing
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/scratch"
+	"github.com/strataspec/strataspec/engine/source"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
+// arenaEnv is the fixtures' explicit-arena variable.
+const arenaEnv = "STRATA_METAL_ARENA_GB"
+
+// m5 is the configuration fixtures/m5-v3's spec gives (rules.scratch.need):
+// the audit's C, d, TM, cells, PLE and flash, and a row size fitted to its
+// one need figure.
+func m5() scratch.Config {
+	return scratch.Config{C: 1024, D: 2560, TM: 16, RowBytes: 1275558, Cells: 4224, PLE: true, Flash: true}
+}
+
+func ptr[T any](v T) *T { return &v }
+
 // scratchAudited builds the audit's 14 strata runs (§2): plan line and
 // prompt_gemm_init line both 1.36 GB, STRATA_METAL_ARENA_GB set in all.
-func scratchAudited() []scratchRun {
-	var runs []scratchRun
+func scratchAudited() []Run {
+	var runs []Run
 	for i := 0; i < 14; i++ {
-		runs = append(runs, scratchRun{
+		runs = append(runs, Run{
 			Name: fmt.Sprintf("run%02d", i), File: "results/phase0_phase2_m5_validation.json", ExplicitArena: true,
 			Plan: tail.Metric{Num: num.MustParse("1.36"), Line: 4},
 			Init: tail.Metric{Num: num.MustParse("1.36"), Line: 9},
@@ -30,40 +41,40 @@ func scratchAudited() []scratchRun {
 func TestCheckScratch(t *testing.T) {
 	tests := []struct {
 		name string
-		edit func([]scratchRun)
+		edit func([]Run)
 		cfg  scratch.Config
 		want []string // messages of the non-pass findings, in order
 		n    int      // number of non-pass findings, when more than want lists
 	}{
-		{name: "as audited", edit: func([]scratchRun) {}, cfg: scratch.M5(),
+		{name: "as audited", edit: func([]Run) {}, cfg: m5(),
 			want: []string{"cap check only logs: STRATA_METAL_ARENA_GB is set in 14 of 14 strata runs"}},
-		{name: "init line changed in one run", edit: func(rs []scratchRun) { rs[7].Init.Num = num.MustParse("1.37") }, cfg: scratch.M5(),
+		{name: "init line changed in one run", edit: func(rs []Run) { rs[7].Init.Num = num.MustParse("1.37") }, cfg: m5(),
 			want: []string{"run run07: prompt_gemm_init line scratch 1.37 GB ≠ need 1.3586 GB (C = 1,024, 4,224 cells, PLE on, flash on)", "cap check only logs"}},
-		{name: "plan line printed finer and off", edit: func(rs []scratchRun) { rs[0].Plan.Num = num.MustParse("1.3587") }, cfg: scratch.M5(),
+		{name: "plan line printed finer and off", edit: func(rs []Run) { rs[0].Plan.Num = num.MustParse("1.3587") }, cfg: m5(),
 			want: []string{"run run00: plan line scratch 1.3587 GB ≠ need 1.3586 GB", "cap check only logs"}},
-		{name: "plan line printed finer and right", edit: func(rs []scratchRun) { rs[0].Plan.Num = num.MustParse("1.3586") }, cfg: scratch.M5(),
+		{name: "plan line printed finer and right", edit: func(rs []Run) { rs[0].Plan.Num = num.MustParse("1.3586") }, cfg: m5(),
 			want: []string{"cap check only logs"}},
-		{name: "plan line missing", edit: func(rs []scratchRun) { rs[3].Plan = tail.Metric{} }, cfg: scratch.M5(),
+		{name: "plan line missing", edit: func(rs []Run) { rs[3].Plan = tail.Metric{} }, cfg: m5(),
 			want: []string{"run run03: no scratch size on the plan line", "cap check only logs"}},
-		{name: "auto arena everywhere", edit: func(rs []scratchRun) {
+		{name: "auto arena everywhere", edit: func(rs []Run) {
 			for i := range rs {
 				rs[i].ExplicitArena = false
 			}
-		}, cfg: scratch.M5()},
-		{name: "peak and cap logged", edit: func(rs []scratchRun) {
+		}, cfg: m5()},
+		{name: "peak and cap logged", edit: func(rs []Run) {
 			rs[0].Peak, rs[0].Cap = tail.Metric{Num: num.MustParse("6.5")}, tail.Metric{Num: num.MustParse("18.8")}
-		}, cfg: scratch.M5(), want: []string{"(largest peak prefill 6.5 < cap 18.8 GB, in run run00, but not enforced)"}},
-		{name: "peak above cap", edit: func(rs []scratchRun) {
+		}, cfg: m5(), want: []string{"(largest peak prefill 6.5 < cap 18.8 GB, in run run00, but not enforced)"}},
+		{name: "peak above cap", edit: func(rs []Run) {
 			for i := range rs {
 				rs[i].Peak, rs[i].Cap = tail.Metric{Num: num.MustParse("6.50")}, tail.Metric{Num: num.MustParse("18.80")}
 			}
 			rs[9].Peak = tail.Metric{Num: num.MustParse("19.10")}
-		}, cfg: scratch.M5(), want: []string{"run run09's peak prefill 19.10 GB is not below the cap 18.80 GB, and nothing stops it"}},
+		}, cfg: m5(), want: []string{"run run09's peak prefill 19.10 GB is not below the cap 18.80 GB, and nothing stops it"}},
 		// A TM other than the one the logs were sized with does not change
 		// the need at C = 1,024 (a whole number of tiles); a chunk of 1,000 (a
 		// model figure, not the engine's)
 		// does.
-		{name: "need of another chunk", edit: func([]scratchRun) {}, cfg: func() scratch.Config { c := scratch.M5(); c.C = 1000; return c }(),
+		{name: "need of another chunk", edit: func([]Run) {}, cfg: func() scratch.Config { c := m5(); c.C = 1000; return c }(),
 			want: []string{"run run00: plan line scratch 1.36 GB ≠ need 1.3370 GB (C = 1,000,"},
 			n:    2*14 + 1}, // both lines of every run, and the cap warning
 	}
@@ -71,7 +82,7 @@ func TestCheckScratch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			runs := scratchAudited()
 			tt.edit(runs)
-			fs := checkScratch(runs, tt.cfg)
+			fs := Check(runs, &tt.cfg, arenaEnv)
 			var bad []string
 			for _, f := range fs {
 				if f.Severity != finding.Pass {
@@ -92,16 +103,23 @@ func TestCheckScratch(t *testing.T) {
 }
 
 func TestCheckScratchPass(t *testing.T) {
-	fs := checkScratch(scratchAudited(), scratch.M5())
+	fs := Check(scratchAudited(), ptr(m5()), arenaEnv)
 	if len(fs) != 2 {
 		t.Fatalf("checkScratch(audited) = %v; want a pass and a warn", fs)
 	}
 	want := "plan line 1.36 GB = prompt_gemm_init 1.36 GB = need 1.3586 GB (C = 1,024, 4,224 cells, PLE on, flash on), in all 14 strata runs"
-	if fs[0].Severity != finding.Pass || fs[0].ID != "F20" || fs[0].Message != want {
-		t.Errorf("finding 0 = %s %s %q; want pass F20 %q", fs[0].Severity, fs[0].ID, fs[0].Message, want)
+	if fs[0].Severity != finding.Pass || fs[0].Check != "need" || fs[0].Message != want {
+		t.Errorf("finding 0 = %s %s %q; want pass need %q", fs[0].Severity, fs[0].Check, fs[0].Message, want)
 	}
-	if fs[1].Severity != finding.Warn || fs[1].ID != "F24" {
-		t.Errorf("finding 1 = %s %s; want warn F24", fs[1].Severity, fs[1].ID)
+	if fs[1].Severity != finding.Warn || fs[1].Check != "cap" {
+		t.Errorf("finding 1 = %s %s; want warn cap", fs[1].Severity, fs[1].Check)
+	}
+	// Without a need model the logged sizes are compared with each other.
+	runs := scratchAudited()
+	runs[2].Init.Num = num.MustParse("1.35")
+	fs = Check(runs, nil, "")
+	if len(fs) != 1 || fs[0].Severity != finding.Fail || !strings.Contains(fs[0].Message, "run run02: prompt_gemm_init line scratch 1.35 GB ≠ the plan line's 1.36 GB") {
+		t.Errorf("Check(no need model, one init line off) = %v; want one fail naming run02", fs)
 	}
 }
 
@@ -138,60 +156,33 @@ void prompt_gemm_check(size_t need) {
 `
 )
 
-func TestCheckScratchSource(t *testing.T) {
-	lines := func(s string) []string { return strings.Split(s, "\n") }
+func TestCheckSource(t *testing.T) {
+	cfg := Config{File: "vendor/strata/metal/window.cpp", Sizing: "PromptGemm::make", Planning: []string{"prompt_gemm_need_bytes", "prompt_gemm_need_bytes_for"}}
+	parse := func(s string) *source.File { return source.Parse(cfg.File, []byte(s), source.C) }
 	tests := []struct {
 		name string
-		src  scratchSource
+		src  *source.File
 		sev  finding.Severity
 		line int
 		want string
 	}{
-		{"as audited", scratchSource{File: ScratchSource, Lines: lines(scratchSourceV3)}, finding.Warn, 11,
-			"prompt_gemm_need_bytes() (vendor/strata/metal/window.cpp L11–17) is a hand-kept duplicate of make(), and re-derives the rows with a hard-coded 16 (L13, L15) where the configuration says p.TM; nothing asserts"},
-		{"fixed", scratchSource{File: ScratchSource, Lines: lines(scratchSourceFixed)}, finding.Pass, 25,
+		{"as audited", parse(scratchSourceV3), finding.Warn, 11,
+			"prompt_gemm_need_bytes() (vendor/strata/metal/window.cpp L11–17) is a hand-kept duplicate of make(), and re-derives the rows with a hard-coded 16 (L13) where the configuration says p.TM; nothing asserts"},
+		{"fixed", parse(scratchSourceFixed), finding.Pass, 25,
 			"vendor/strata/metal/window.cpp:25 asserts the measured need equals prompt_gemm_need_bytes()"},
-		{"assert commented out", scratchSource{File: ScratchSource, Lines: lines(strings.Replace(scratchSourceFixed, "  assert(", "  // assert(", 1))}, finding.Warn, 11,
+		{"assert commented out", parse(strings.Replace(scratchSourceFixed, "  assert(", "  // assert(", 1)), finding.Warn, 11,
 			"hand-kept duplicate of make()"},
-		{"absent", scratchSource{File: ScratchSource}, finding.Warn, 0, "is not in the snapshot"},
+		{"mirror reads the parameter", parse(strings.ReplaceAll(scratchSourceV3, "(C + 16 - 1) / 16 * 16", "(C + p.TM - 1) / p.TM * p.TM")), finding.Warn, 11,
+			"is a hand-kept duplicate of make(); nothing asserts"},
+		{"no planning function", parse("int main() {\n  return 0;\n}\n"), finding.Warn, 0, "no definition of prompt_gemm_need_bytes()"},
+		{"absent", nil, finding.Warn, 0, "is not in the snapshot"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := checkScratchSource(tt.src)
-			if len(fs) != 1 {
-				t.Fatalf("checkScratchSource = %v; want 1 finding", fs)
-			}
-			f := fs[0]
-			if f.Severity != tt.sev || f.Line != tt.line || f.ID != "F23" || !strings.Contains(f.Message, tt.want) {
-				t.Errorf("checkScratchSource = %s %s line %d %q; want %s F23 line %d containing %q", f.Severity, f.ID, f.Line, f.Message, tt.sev, tt.line, tt.want)
+			f := CheckSource(tt.src, cfg)
+			if f.Severity != tt.sev || f.Line != tt.line || f.Check != "mirror" || !strings.Contains(f.Message, tt.want) {
+				t.Errorf("CheckSource = %s %s line %d %q; want %s mirror line %d containing %q", f.Severity, f.Check, f.Line, f.Message, tt.sev, tt.line, tt.want)
 			}
 		})
-	}
-}
-
-func TestScratchReadSource(t *testing.T) {
-	root := t.TempDir()
-	src, err := scratchReadSource(root)
-	if err != nil || src.Lines != nil {
-		t.Fatalf("scratchReadSource(empty root) = %v, %v; want no lines, no error", src.Lines, err)
-	}
-	p := filepath.Join(root, filepath.FromSlash(ScratchSource))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte("a\r\nb\r\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src, err = scratchReadSource(root)
-	if err != nil || len(src.Lines) != 3 || src.Lines[1] != "b" {
-		t.Fatalf("scratchReadSource = %q, %v; want [a b \"\"]", src.Lines, err)
-	}
-	// A directory where the file should be is unreadable input: an error.
-	root2 := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root2, filepath.FromSlash(ScratchSource)), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := scratchReadSource(root2); err == nil || !strings.HasPrefix(err.Error(), "scratch: "+ScratchSource+": ") {
-		t.Errorf("scratchReadSource(directory) = %v; want an error naming %s", err, ScratchSource)
 	}
 }

@@ -1,4 +1,4 @@
-package rules_test
+package tfkld_test
 
 import (
 	"os"
@@ -33,11 +33,11 @@ func tfContext(t *testing.T, root string) *rules.Context {
 // findings.
 func runRule(t *testing.T, name string, c *rules.Context) []finding.Finding {
 	t.Helper()
-	rs, err := rules.Select(name)
+	sel, err := audit.Select(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := audit.Run(c, rs)
+	rep, err := audit.RunSelection(c, sel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestTFBrokenInputs(t *testing.T) {
 			setMetric(c, "strata_tf_iq3_s_ja", "eval_tokens", "63")
 		}, "run strata_tf_iq3_s_ja: eval_tokens=63 but --n-gen 64"},
 		{"no eval_tokens", func(t *testing.T, root string, c *rules.Context) {
-			c.Metrics["strata_tf_iq3_s_ja"] = &tail.Metrics{}
+			*c.Metrics["strata_tf_iq3_s_ja"] = tail.Metrics{}
 		}, "its tail has no eval_tokens"},
 		{"--n-prompt differs", func(t *testing.T, root string, c *rules.Context) {
 			r := c.Snap.Run("strata_tf_q2_0_moce0_ops_tools")
@@ -181,7 +181,11 @@ func TestTFBrokenInputs(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Drop the first id (<|im_start|>).
-			if err := os.WriteFile(path, []byte(strings.Replace(string(data), "\n248045 ", "\n", 1)), 0o644); err != nil {
+			cut, ok := strings.CutPrefix(string(data), "248045 ")
+			if !ok {
+				t.Fatalf("%s does not start with <|im_start|> (248045)", path)
+			}
+			if err := os.WriteFile(path, []byte(cut), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}, "no teacher-forcing layout"},
@@ -310,7 +314,7 @@ func TestTFUnreadableInput(t *testing.T) {
 	}{
 		{"vocab missing", func(root string) error {
 			return os.Remove(filepath.Join(root, "data/vocab-synthetic-chatml.gguf"))
-		}, "no GGUF vocabulary under data/"},
+		}, "data/vocab-synthetic-chatml.gguf"},
 		{"vocab truncated", func(root string) error {
 			return os.Truncate(filepath.Join(root, "data/vocab-synthetic-chatml.gguf"), 1000)
 		}, "vocab-synthetic-chatml.gguf: offset"},
@@ -320,13 +324,15 @@ func TestTFUnreadableInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		root := snaptest.CopyFixture(t, "m5")
-		c := tfContext(t, root)
 		if err := tt.change(root); err != nil {
 			t.Fatal(err)
 		}
 		for _, name := range []string{"tf", "kld"} {
-			rs, _ := rules.Select(name)
-			_, err := rs[0].Check(c)
+			sel, err := audit.Select(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = audit.RunSelection(tfContext(t, root), sel)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("%s: rule %s error = %v; want %q", tt.name, name, err, tt.want)
 			}
@@ -352,5 +358,90 @@ func setMetric(c *rules.Context, run, name, text string) {
 		if ms.List[i].Name == name {
 			ms.List[i].Num = num.MustParse(text)
 		}
+	}
+}
+
+// TestColdPairs: a pair quoted from one run per side, one of them the cold
+// first run on its model file, warns until its claims row names a caveat
+// the plan states; a cold set that is not the first run per model file
+// fails; without rules.kld.cold_set the pairs are not checked.
+func TestColdPairs(t *testing.T) {
+	const set = "set cold = strata_q2_0_moce0_short_43tok strata_iq3_s_short_43tok"
+	tests := []struct {
+		name string
+		snap string
+		edit func(t *testing.T, root string)
+		want []string // "severity check" of the cold findings, in order
+	}{
+		{"audited: no caveat", "m5-v3", func(*testing.T, string) {}, []string{"pass cold-set", "warn cold-pair"}},
+		{"fixed: caveat stated", "m5", func(*testing.T, string) {}, []string{"pass cold-set", "pass cold-pair"}},
+		{"caveat named, not stated", "m5", func(t *testing.T, root string) {
+			snaptest.Edit(t, filepath.Join(root, "PLAN.md"), "> **Caveat** (decode-pair-n1)", "> **Note** (decode-pair-n1)")
+		}, []string{"pass cold-set", "warn cold-pair"}},
+		{"cold set wrong", "m5-v3", func(t *testing.T, root string) {
+			snaptest.Edit(t, filepath.Join(root, "PLAN.claims"), set, "set cold = strata_q2_0_moce0_short_43tok")
+		}, []string{"fail cold-set", "warn cold-pair"}},
+		{"set not declared", "m5-v3", func(t *testing.T, root string) {
+			snaptest.Edit(t, filepath.Join(root, "PLAN.claims"), set, "set warm = strata_q2_0_moce0_short_43tok")
+		}, []string{"warn cold-set"}},
+		{"no cold_set setting", "m5-v3", func(t *testing.T, root string) {
+			snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"cold_set": "cold"`, `"model_flags": ["--model"]`)
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := snaptest.CopyFixture(t, tt.snap)
+			tt.edit(t, root)
+			var got []string
+			for _, f := range runRule(t, "kld", tfContext(t, root)) {
+				if strings.HasPrefix(f.Check, "cold") {
+					got = append(got, f.Severity.String()+" "+f.Check)
+				}
+			}
+			if strings.Join(got, "; ") != strings.Join(tt.want, "; ") {
+				t.Errorf("kld cold findings = %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestTFFlags: the runs' token-count flags are spec data (rules.tf.flags):
+// renamed in the spec and the runs alike, every run still agrees with its
+// file; renamed in the spec alone, every TF run fails naming the flag.
+func TestTFFlags(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		runsToo  bool
+		fails    int
+		contains string
+	}{
+		{"renamed everywhere", true, 0, ""},
+		{"renamed in the spec only", false, 9, "no --prompt-tokens in the command"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := snaptest.CopyFixture(t, "m5")
+			snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"vocab": "data/vocab-synthetic-chatml.gguf",`,
+				`"vocab": "data/vocab-synthetic-chatml.gguf", "flags": {"prompt": "--prompt-tokens", "gen": "--gen-tokens"},`)
+			if tt.runsToo {
+				results := filepath.Join(root, snaptest.ResultsFile)
+				s := snaptest.Read(t, results)
+				s = strings.ReplaceAll(strings.ReplaceAll(s, `"--n-prompt"`, `"--prompt-tokens"`), `"--n-gen"`, `"--gen-tokens"`)
+				snaptest.Write(t, results, s)
+			}
+			var fails []string
+			for _, f := range runRule(t, "tf", tfContext(t, root)) {
+				if f.Severity == finding.Fail {
+					fails = append(fails, f.Message)
+				}
+			}
+			if len(fails) != tt.fails {
+				t.Fatalf("%d fail findings %q; want %d", len(fails), fails, tt.fails)
+			}
+			for _, m := range fails {
+				if !strings.Contains(m, tt.contains) {
+					t.Errorf("fail %q; want it to say %q", m, tt.contains)
+				}
+			}
+		})
 	}
 }
