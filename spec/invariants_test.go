@@ -5,10 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/arena"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
-	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/scratch"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -161,6 +159,14 @@ func TestInvariantsBroken(t *testing.T) {
 		{"a mode missing", "",
 			[]invEdit{{file: "results/route_parity/fast_1.log"}, {file: "results/route_parity/fast_2.log"}, {file: "results/route_parity/fast_3.log"}},
 			invWant{"parity", "F41", finding.Fail, "route_parity fast math: no run; want 3 repeats"}},
+		// A route_parity log is the program's output; its run record beside
+		// it says how it ran. Without one, neither mode nor exit is known.
+		{"a route_parity run record missing", "",
+			[]invEdit{{file: "results/route_parity/fast_2.json"}},
+			invWant{"parity", "F41", finding.Fail, "route_parity run fast_2: no environment recorded (no header, no sidecar run record), so its math mode is unknown"}},
+		{"a route_parity run that exited 1", "",
+			[]invEdit{{file: "results/route_parity/default_3.json", old: `"exit_code": 0`, new: `"exit_code": 1`}},
+			invWant{"parity", "F41", finding.Fail, "route_parity default math, run default_3: exit 1; want 0"}},
 		// Rows from review: a line the route_parity or self-test parser
 		// could not read passed in silence.
 		{"an unreadable route_parity line", "",
@@ -187,6 +193,31 @@ func TestInvariantsBroken(t *testing.T) {
 				{file: results, old: "expert arena 3.40 GB", new: "expert arena 3.60 GB", n: 1},
 			},
 			invWant{"arena", "F31", finding.Fail, "has STRATA_METAL_ARENA_GB=3.6 (3.60 GB logged); 13 of the 14 runs have 3.4 (3.40 GB)"}},
+		// The spec's settings decide: a changed setting changes the finding.
+		{"a tolerance below the audited errors", "",
+			[]invEdit{{file: "strataspec.json", old: `"key": "k256_moce085", "tolerance": 1e-06`, new: `"key": "k256_moce085", "tolerance": 3e-07`}},
+			invWant{"parity", "F41", finding.Fail, "route_parity default math, K=256 + MoCE=0.85: repeat 1 (run default_1) max err 3.06e-07 above the tolerance 3e-07"}},
+		{"four repeats asked for", "",
+			[]invEdit{{file: "strataspec.json", old: `"repeats": 3`, new: `"repeats": 4`}},
+			invWant{"parity", "F41", finding.Fail, "route_parity fast math: 3 repeats (fast_1, fast_2, fast_3); want 4"}},
+		{"a third math mode asked for", "",
+			[]invEdit{{file: "strataspec.json", old: `"modes": ["default", "fast"]`, new: `"modes": ["default", "fast", "precise"]`}},
+			invWant{"parity", "F41", finding.Fail, "route_parity precise math: no run; want 3 repeats"}},
+		{"a configuration the spec no longer declares", "",
+			[]invEdit{{file: "strataspec.json", old: `{"name": "K=512", "key": "k512", "tolerance": 1e-06},`, new: ``}},
+			invWant{"parity", "F41", finding.Warn, "route_parity run default_1 reports configuration k512 (max err 2.16e-07), which the spec declares no tolerance for"}},
+		{"another arena variable", "",
+			[]invEdit{{file: "strataspec.json", old: `"env": "STRATA_METAL_ARENA_GB"`, new: `"env": "ARENA_GB"`}},
+			invWant{"arena", "F31", finding.Fail, "run strata_q2_0_moce0_short_43tok: ARENA_GB is not set"}},
+		{"another caveat asked of the hypothesis", "m5",
+			[]invEdit{{file: "strataspec.json", old: `"caveat": "xnu-billing-hypothesis"`, new: `"caveat": "xnu-measured"`}},
+			invWant{"memory", "F25", finding.Warn, "label it with a `> **Caveat** (xnu-measured): …` line in this section"}},
+		{"a scratch of twice the prompt chunk", "",
+			[]invEdit{{file: "strataspec.json", old: `"scratch": {"c": 1024, "d": 2560`, new: `"scratch": {"c": 2048, "d": 2560`}},
+			invWant{"memory", "F25", finding.Warn, "(p.R + p.emb = 0.105 GB, but resident_size also drops only 0.05 GB"}},
+		{"a higher memory-pressure threshold", "",
+			[]invEdit{{file: "strataspec.json", old: `"min_avail_warn_gib": 1.0`, new: `"min_avail_warn_gib": 3.0`}},
+			invWant{"memory", "F07", finding.Warn, "run strata_q2_0_moce085_prefill_2048tok: min_avail 2.85 GiB is below 3.0 GiB"}},
 		{"a scratch value changed in one log line", "",
 			[]invEdit{{file: results, old: "prompt_gemm_init: 1.36 GB", new: "prompt_gemm_init: 1.37 GB", n: 5}},
 			invWant{"scratch", "F20", finding.Fail, "prompt_gemm_init line scratch 1.37 GB ≠ need 1.3586 GB"}},
@@ -221,39 +252,16 @@ func TestInvariantsBroken(t *testing.T) {
 	}
 }
 
-// The spec's declared constants of the invariants, one row each: a change to
-// a tolerance, a repeat count or a configuration in the engine packages must
-// be made here too.
+// The scratch model's declared constants, one row each: a change to the
+// configuration in the engine packages must be made here too. (The parity
+// and arena settings live in the fixtures' strataspec.json; their tests are
+// the spec-edit rows of TestInvariantsBroken.)
 func TestInvariantConstants(t *testing.T) {
-	parity := []rules.ParityConfig{
-		{Name: "K=512", Key: "k512", Tol: 1e-06},
-		{Name: "K=256 + MoCE=0.85", Key: "k256_moce085", Tol: 1e-06},
-	}
-	configs := rules.ParityConfigs()
-	if len(configs) != len(parity) {
-		t.Fatalf("rules.ParityConfigs() = %v; want %v", configs, parity)
-	}
-	for i, p := range parity {
-		if got := configs[i]; got != p {
-			t.Errorf("rules.ParityConfigs()[%d] = %+v; want %+v", i, got, p)
-		}
-		if p.Tol < 4.00e-07 {
-			t.Errorf("tolerance of %s = %g; below the audited errors (up to 4.00e-07)", p.Name, p.Tol)
-		}
-	}
-	if got, want := strings.Join(rules.ParityModes(), ","), "default,fast"; got != want {
-		t.Errorf("rules.ParityModes() = %s; want %s", got, want)
-	}
-	if rules.ParityRepeats != 3 {
-		t.Errorf("rules.ParityRepeats = %d; want 3", rules.ParityRepeats)
-	}
 	m5 := scratch.M5()
 	for _, c := range []struct {
 		name      string
 		got, want int64
 	}{
-		{"arena.ExpertSlices", arena.ExpertSlices, 12288},
-		{"arena.PageDarwinARM64", int64(arena.PageDarwinARM64), 16384},
 		{"scratch.M5().C", int64(m5.C), 1024},
 		{"scratch.M5().D", int64(m5.D), 2560},
 		{"scratch.M5().TM", int64(m5.TM), 16},
@@ -268,28 +276,8 @@ func TestInvariantConstants(t *testing.T) {
 	}
 }
 
-// The arithmetic of the audit's §2 and §3, one row per figure it prints.
+// The arithmetic of the audit's §2, one row per figure it prints.
 func TestInvariantArithmetic(t *testing.T) {
-	arenaRows := []struct {
-		fileGiB, arenaGB float64
-		pages, slots     int
-	}{
-		{15.820, 3.4, 85, 2441}, // Q2_0: "15.82 GiB / 12288 = 1.38 MB = 84.4 × 16 KiB → 85 pages; 3.40 GB / (85 × 16 KiB) = 2441"
-	}
-	for _, r := range arenaRows {
-		file, err := arena.FromGiB(r.fileGiB)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := arena.FromGB(r.arenaGB)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := arena.Plan(arena.Config{FileBytes: file, Slices: arena.ExpertSlices, PageBytes: arena.PageDarwinARM64, ArenaBytes: a})
-		if err != nil || l.SlotPages != r.pages || l.Slots != r.slots {
-			t.Errorf("arena.Plan(%g GiB, %g GB) = %d pages, %d slots, %v; want %d, %d", r.fileGiB, r.arenaGB, l.SlotPages, l.Slots, err, r.pages, r.slots)
-		}
-	}
 	cpu, err := scratch.CPUFaulted(scratch.M5())
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,15 @@
-// Package archive loads a strata checkout (or a fixture snapshot laid out like
-// one): the validation runner's results JSON with its runs, perf dicts,
-// comparison tables and provenance, and the records beside it that the audit
-// reads (route_parity logs, the runner's self-test output, file mtimes).
+// Package archive loads a snapshot as its checkout's spec file
+// (engine/checkout) describes it: runs from JSON or JSON Lines run records,
+// from log files with optional sidecars and from llama-bench output, and the
+// records beside them that rules read (route_parity logs, a self-test output,
+// recorded file mtimes). Every file is read through engine/snapfs, confined
+// to the snapshot root.
 //
-// The loader is strict: an unknown key, a duplicate key or run name, a
-// missing referenced file, a value of the wrong type, invalid UTF-8 or a
-// truncated file is an *Error naming the file, the line:column and the JSON
-// path. The layout and the JSON schema are documented in
-// fixtures/m5-v3/README.md.
+// The loader is tolerant of what it does not need and strict about what it
+// reads: a key no mapping uses is kept (Run.Extra) and reported once as a
+// Note, never an error; a duplicate key or run name, a value of the wrong
+// type, a missing referenced file, invalid UTF-8 or a truncated file is an
+// *Error naming the file, the line:column and the JSON path.
 package archive
 
 import (
@@ -41,22 +43,22 @@ type Snapshot struct {
 	Spec *checkout.Spec
 	// ResultsFile is the first results file read, "" when runs came from logs.
 	ResultsFile string
+	// Docs holds the parsed JSON results files (not JSON Lines), by file,
+	// for the readers of the runner's own tables (facts.Results).
+	Docs map[string]*jsontree.Doc
 	// MtimesFile is the recorded-mtimes file read, "" when none.
 	MtimesFile string
 	// Notes are inputs kept but not used (unknown keys, runs without a
 	// tail), each reported once as an info line.
-	Notes  []Note
-	notes  map[string]bool
-	byName map[string]*Run
+	Notes   []Note
+	notes   map[string]bool
+	byName  map[string]*Run
+	loadErr error // an optional input present but refused
 
 	Schema         string    // the results file's "schema"
 	GeneratedAtUTC time.Time // "generated_at_utc"
 	GeneratedAt    Field     // the same, with its text and place
 
-	// Perf holds the runner's perf dict of each strata run, by run name.
-	Perf map[string]*Dict
-	// Summary is the runner's summary_comparison.
-	Summary Summary
 	// KLDMacros holds the runner's KLD macro per configuration
 	// ("iq3_s", "q2_0_moce0", "q2_0_moce085").
 	KLDMacros map[string]*Macro
@@ -121,7 +123,7 @@ type Field struct {
 	Name string     // key in its dict ("" for array elements)
 	Num  num.Number // value and the literal as written in the JSON
 	Null bool       // the value was null
-	Path string     // JSON path, e.g. "perf.strata_q2_0_moce0_short_43tok.decode_tok_s"
+	Path string     // JSON path, e.g. "runs[3].duration_s"
 	Line int        // line in the results file
 	Text string     // for string values (generated_at_utc): the string
 }
@@ -147,22 +149,6 @@ func (d *Dict) Get(name string) (Field, bool) {
 		}
 	}
 	return Field{}, false
-}
-
-// Summary is the runner's summary_comparison.
-type Summary struct {
-	Path          string
-	Speed43       []*Row           // "speed_43tok"
-	Prefill       []*Row           // "prefill"
-	MissReduction *Dict            // "miss_reduction_pct"
-	KLD           map[string]*Dict // "kld": per configuration, mean_kld and top1_pct
-}
-
-// Row is one row of a summary table: a run, its configuration and values.
-type Row struct {
-	Run    string
-	Config string
-	Dict
 }
 
 // Macro is the runner's KLD macro of one configuration: per-domain values
@@ -214,16 +200,18 @@ type ProvFile struct {
 }
 
 // Record is a text record beside the results (a route_parity log, the
-// self-test output): the command that produced it, from its header, and
-// the whole text. Header lines are "# cmd: argv", "# env: K=V ...",
+// self-test output): the program's own output, and the command that
+// produced it from a sidecar run record (NAME.json beside it) or from an
+// optional header. Header lines are "# cmd: argv", "# env: K=V ...",
 // "# exit: N"; the tail parsers skip them, so line numbers are file lines.
 type Record struct {
-	Name string            // file name without extension, e.g. "fast_2"
-	File string            // path relative to the root
-	Cmd  []string          // from "# cmd:"
-	Env  map[string]string // from "# env:" (empty map when the line is empty)
-	Exit int               // from "# exit:"
-	Text string            // the whole file
+	Name    string            // file name without extension, e.g. "fast_2"
+	File    string            // path relative to the root
+	Cmd     []string          // argv; nil when not recorded
+	Env     map[string]string // environment; nil when not recorded
+	Exit    int               // exit status; -1 when not recorded
+	HasExit bool              // the exit status was recorded
+	Text    string            // the whole file
 }
 
 // Mtime is a recorded file mtime.
@@ -268,14 +256,29 @@ func (s *Snapshot) ReadFile(recorded string) ([]byte, error) {
 }
 
 // Run returns the run with the given name, or nil.
+//
+// The loader indexes runs as it adds them, so a loaded snapshot answers in
+// constant time and Run never writes (rules may call it concurrently); a
+// Snapshot built by hand with Runs set directly is searched in order.
 func (s *Snapshot) Run(name string) *Run {
-	if len(s.byName) != len(s.Runs) {
-		s.byName = make(map[string]*Run, len(s.Runs))
-		for _, r := range s.Runs {
-			s.byName[r.Name] = r
+	if len(s.byName) == len(s.Runs) {
+		return s.byName[name]
+	}
+	for _, r := range s.Runs {
+		if r.Name == name {
+			return r
 		}
 	}
-	return s.byName[name]
+	return nil
+}
+
+// addRun appends a run and indexes it by name.
+func (s *Snapshot) addRun(r *Run) {
+	if s.byName == nil {
+		s.byName = map[string]*Run{}
+	}
+	s.Runs = append(s.Runs, r)
+	s.byName[r.Name] = r
 }
 
 // Group returns the runs of a group, in results order.

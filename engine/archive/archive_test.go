@@ -39,15 +39,6 @@ func TestLoadFixtures(t *testing.T) {
 			if carried != 8 {
 				t.Errorf("carried-over runs = %d; want 8", carried)
 			}
-			if got := len(s.Perf); got != 14 {
-				t.Errorf("len(Perf) = %d; want 14", got)
-			}
-			if got := len(s.Perf["strata_metal_optimized_k256_q2_0_moce085"].Fields); got != 48 {
-				t.Errorf("flagship perf fields = %d; want 48 (44 derived + 4 memory)", got)
-			}
-			if f, ok := s.Perf["strata_metal_optimized_k256_q2_0_moce085"].Get("decode_tok_s"); !ok || f.Num.Text != "13.52" {
-				t.Errorf("flagship decode_tok_s = %+v; want 13.52", f)
-			}
 			if got := s.GeneratedAtUTC.Format("2006-01-02T15:04:05.000Z07:00"); got != "2026-10-15T05:03:32.517Z" {
 				t.Errorf("GeneratedAtUTC = %s", got)
 			}
@@ -115,7 +106,6 @@ func TestLoadBadResults(t *testing.T) {
 		{"duplicate key", strings.Replace(s, `"exit_code": 0,`, `"exit_code": 0, "exit_code": 1,`, 1), "runs[0].exit_code", "duplicate key"},
 		{"wrong type", strings.Replace(s, `"exit_code": 0,`, `"exit_code": "0",`, 1), "runs[0].exit_code", "want an integer"},
 		{"invalid UTF-8 in a tail", strings.Replace(s, "init: 339.50 ms", "init: 339.50 ms \xff\xfe", 1), "runs[0].output_tail", "invalid UTF-8"},
-		{"perf of an unknown run", strings.Replace(s, `"strata_iq3_s_short_43tok": {`, `"strata_iq3_s_short_43tokX": {`, 1), "perf.strata_iq3_s_short_43tokX", "no run named"},
 		{"trailing data", s + "{}", "", "after the top-level value"},
 		{"no runs", "[1, 2]", "", "no array of runs"},
 		{"runs not an array", `{"runs": 3}`, "runs", "want an array of runs"},
@@ -191,7 +181,8 @@ func TestLoadBadRecords(t *testing.T) {
 	tests := []struct {
 		name, file, text, want string
 	}{
-		{"no header", "results/self_test.log", "self-test: PASS\n", `missing "# cmd:"`},
+		{"header without exit", "results/self_test.log", "# cmd: x\nself-test: PASS\n", `needs "# cmd:" and "# exit:"`},
+		{"bad sidecar", "results/route_parity/fast_1.json", `{"cmd": "x", "exit_code": "zero"}`, "want an integer"},
 		{"bad exit", "results/route_parity/fast_1.log", "# cmd: x\n# exit: zero\n", `exit status "zero"`},
 		{"bad env", "results/route_parity/fast_1.log", "# cmd: x\n# env: FAST\n# exit: 0\n", `env entry "FAST"`},
 		{"bad mtimes", "machine/mtimes.json", `{"tz": "+03:00", "files": {"a": "yesterday"}}`, "not an RFC 3339 time"},
@@ -202,12 +193,71 @@ func TestLoadBadRecords(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := snaptest.CopyFixture(t, "m5-v3")
+			if strings.HasSuffix(tt.file, ".json") && strings.HasPrefix(tt.file, "results/route_parity/") {
+				// A sidecar is read only for a log without a header.
+				log := strings.TrimSuffix(tt.file, ".json") + ".log"
+				snaptest.Write(t, filepath.Join(root, filepath.FromSlash(log)), "route_parity: 0/0 PASS\n")
+			}
 			snaptest.Write(t, filepath.Join(root, filepath.FromSlash(tt.file)), tt.text)
 			_, err := Load(root)
 			var ae *Error
 			if !errors.As(err, &ae) || ae.File != tt.file || !strings.Contains(ae.Error(), tt.want) {
 				t.Errorf("Load with bad %s = %v; want an *archive.Error in %s containing %q", tt.file, err, tt.file, tt.want)
 			}
+		})
+	}
+}
+
+// A record without a header is the program's own output; its argv, env
+// and exit come from a sidecar run record when there is one, and are
+// unknown when there is none.
+func TestLoadRecordWithoutHeader(t *testing.T) {
+	const log = "results/route_parity/fast_1.log"
+	body := "route_parity: K=512 moce=0.00 max_abs_err 2.15e-07 mean_abs_err 2.69e-09 PASS\nroute_parity: 1/1 PASS\n"
+	tests := []struct {
+		name    string
+		sidecar string // "" for none
+		cmd     []string
+		env     map[string]string
+		exit    int
+		hasExit bool
+	}{
+		{"no sidecar", "", nil, nil, -1, false},
+		{"sidecar", `{"cmd": ["build/route_parity", "--tokens", "64"], "env": {"STRATA_METAL_MATH": "fast"}, "exit_code": 0}`,
+			[]string{"build/route_parity", "--tokens", "64"}, map[string]string{"STRATA_METAL_MATH": "fast"}, 0, true},
+		{"sidecar with a command line, exit 3", `{"cmd": "build/route_parity --tokens 64", "exit_code": 3}`,
+			[]string{"build/route_parity", "--tokens", "64"}, map[string]string{}, 3, true},
+		// A header, where the log has one, is the record; the sidecar is not read.
+		{"header", `{"cmd": ["x"], "exit_code": 3}`, []string{"build/route_parity"}, map[string]string{"A": "1"}, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := snaptest.CopyFixture(t, "m5-v3")
+			text := body
+			if tt.name == "header" {
+				text = "# cmd: build/route_parity\n# env: A=1\n# exit: 0\n" + body
+			}
+			snaptest.Write(t, filepath.Join(root, filepath.FromSlash(log)), text)
+			side := filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(log, ".log")+".json"))
+			if tt.sidecar == "" {
+				snaptest.Remove(t, side)
+			} else {
+				snaptest.Write(t, side, tt.sidecar)
+			}
+			s, err := Load(root)
+			require.NoError(t, err)
+			var rec *Record
+			for _, p := range s.Parity {
+				if p.File == log {
+					rec = p
+				}
+			}
+			require.NotNil(t, rec, "no record %s", log)
+			assert.Equal(t, text, rec.Text)
+			assert.Equal(t, tt.cmd, rec.Cmd)
+			assert.Equal(t, tt.env, rec.Env)
+			assert.Equal(t, tt.exit, rec.Exit)
+			assert.Equal(t, tt.hasExit, rec.HasExit)
 		})
 	}
 }
@@ -259,8 +309,10 @@ func FuzzParseRecord(f *testing.F) {
 			}
 			return
 		}
-		if len(rec.Cmd) == 0 && !strings.Contains(string(data), "# cmd:") || rec.Env == nil || rec.Text != string(data) {
-			t.Fatalf("parseRecord(%q) = %+v", data, rec)
+		header := rec.HasExit
+		if rec.Text != string(data) || header != (rec.Env != nil) || header != (rec.Cmd != nil) ||
+			header && !strings.Contains(string(data), "# exit:") || !header && rec.Exit != -1 {
+			t.Fatalf("parseRecord(%q) = %+v; a header gives argv, env and exit, no header none", data, rec)
 		}
 	})
 }

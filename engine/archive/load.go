@@ -79,6 +79,9 @@ func LoadSpec(fsys *snapfs.FS, spec *checkout.Spec) (*Snapshot, error) {
 	if err := s.loadRecords(); err != nil {
 		return nil, err
 	}
+	if s.loadErr != nil {
+		return nil, s.loadErr
+	}
 	return s, nil
 }
 
@@ -216,8 +219,11 @@ func (d *decoder) dict(n *jsontree.Node) *Dict {
 	return dt
 }
 
-// runnerBlocks are the strata validation runner's own tables, read when a
-// results file has them; every other top-level key is kept and noted.
+// runnerBlocks are the strata validation runner's own tables: read here
+// when a results file has them (kld_macros, prev_llama_*, llama_cpp_*,
+// provenance; legacy, until their rules read them through engine/tables
+// as the spec locates them), or by the rules through engine/tables (perf,
+// summary_comparison); every other top-level key is kept and noted.
 var runnerBlocks = []string{"schema", "generated_at_utc", "perf", "summary_comparison", "kld_macros",
 	"prev_llama_unpatched", "prev_llama_patched", "llama_cpp_unpatched", "llama_cpp_patched", "provenance"}
 
@@ -226,6 +232,10 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 	if err != nil {
 		return err
 	}
+	if s.Docs == nil {
+		s.Docs = map[string]*jsontree.Doc{}
+	}
+	s.Docs[file] = doc
 	d := &decoder{p: doc}
 	root := doc.Root
 	runs := root.Lookup(rs.Runs)
@@ -266,12 +276,6 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 			}
 			s.GeneratedAtUTC = t
 		}
-	}
-	if n := root.Get("perf"); n != nil {
-		s.decodePerf(d, n)
-	}
-	if n := root.Get("summary_comparison"); n != nil {
-		s.decodeSummary(d, n)
 	}
 	if n := root.Get("kld_macros"); n != nil {
 		s.decodeMacros(d, n)
@@ -442,7 +446,7 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 		r.Source = file + ": " + tn.Path
 	} else if f.Tail != "" { // "" in a sidecar: the log is the tail
 		r.Source = file + ": " + rn.Path
-		s.note(file+"\x00tail\x00"+r.Name, Note{File: file, Line: r.Line, Path: rn.Path, Msg: fmt.Sprintf("run %q has no %q: no output tail to parse", r.Name, f.Tail)})
+		s.note(file+"\x00tail\x00"+r.Name, Note{File: file, Line: r.Line, Path: rn.Path, Msg: fmt.Sprintf("run %q has no %q: %s", r.Name, f.Tail, noTailNote)})
 	}
 	for j, k := range rn.Keys {
 		if used[k] {
@@ -458,8 +462,11 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 	if len(r.Cmd) > 0 {
 		r.Parser, _ = s.Spec.ParserFor(r.Cmd[0])
 	}
-	s.Runs = append(s.Runs, r)
+	s.addRun(r)
 }
+
+// noTailNote ends the note about a run record without an output tail.
+const noTailNote = "no output tail to parse"
 
 // splitCommand splits a command line into words, honouring single and
 // double quotes and backslash escapes as a POSIX shell does for plain words.
@@ -508,77 +515,6 @@ func (s *Snapshot) strataRun(d *decoder, n *jsontree.Node, name string) {
 		d.fail(n, "no run named %q in runs", name)
 	case !r.Strata():
 		d.fail(n, "run %q is a %s run, not a strata run", name, r.Group)
-	}
-}
-
-func (s *Snapshot) decodePerf(d *decoder, n *jsontree.Node) {
-	if d.err != nil {
-		return
-	}
-	if n.Kind != 'o' {
-		d.fail(n, "want an object, found %s", jsontree.KindName(n.Kind))
-		return
-	}
-	s.Perf = map[string]*Dict{}
-	for i, name := range n.Keys {
-		s.strataRun(d, n.Vals[i], name)
-		s.Perf[name] = d.dict(n.Vals[i])
-	}
-}
-
-func (s *Snapshot) row(d *decoder, n *jsontree.Node) *Row {
-	if n.Kind != 'o' {
-		d.fail(n, "want an object, found %s", jsontree.KindName(n.Kind))
-		return &Row{}
-	}
-	r := &Row{Dict: Dict{Path: n.Path, Line: d.line(n)}}
-	for i, k := range n.Keys {
-		switch k {
-		case "run":
-			r.Run = d.str(n.Vals[i])
-			if d.err == nil {
-				s.strataRun(d, n.Vals[i], r.Run)
-			}
-		case "config":
-			r.Config = d.str(n.Vals[i])
-		default:
-			r.Fields = append(r.Fields, d.number(n.Vals[i], k))
-		}
-	}
-	if d.err == nil && (r.Run == "" || r.Config == "") {
-		d.fail(n, `a row needs "run" and "config"`)
-	}
-	return r
-}
-
-func (s *Snapshot) rows(d *decoder, n *jsontree.Node) []*Row {
-	if n.Kind != 'a' {
-		d.fail(n, "want an array of rows, found %s", jsontree.KindName(n.Kind))
-		return nil
-	}
-	var out []*Row
-	for _, v := range n.Vals {
-		out = append(out, s.row(d, v))
-	}
-	return out
-}
-
-func (s *Snapshot) decodeSummary(d *decoder, n *jsontree.Node) {
-	if d.err != nil || !d.object(n, []string{"speed_43tok", "prefill", "miss_reduction_pct", "kld"}) {
-		return
-	}
-	s.Summary = Summary{Path: n.Path, KLD: map[string]*Dict{}}
-	s.Summary.Speed43 = s.rows(d, n.Get("speed_43tok"))
-	s.Summary.Prefill = s.rows(d, n.Get("prefill"))
-	s.Summary.MissReduction = d.dict(n.Get("miss_reduction_pct"))
-	kn := n.Get("kld")
-	if d.err == nil && kn.Kind != 'o' {
-		d.fail(kn, "want an object, found %s", jsontree.KindName(kn.Kind))
-	}
-	if d.err == nil {
-		for i, k := range kn.Keys {
-			s.Summary.KLD[k] = d.dict(kn.Vals[i])
-		}
 	}
 }
 
@@ -768,6 +704,7 @@ func (s *Snapshot) loadRecords() error {
 		if err != nil {
 			return err
 		}
+		s.noteEmpty(g, logs, "records.parity")
 		for _, rel := range logs {
 			rec, err := s.readRecord(rel)
 			if err != nil {
@@ -776,7 +713,7 @@ func (s *Snapshot) loadRecords() error {
 			s.Parity = append(s.Parity, rec)
 		}
 	}
-	if f := s.Spec.Records[RecordSelfTest]; f != "" && s.FS.Exists(f) {
+	if f := s.Spec.Records[RecordSelfTest]; f != "" && s.present(f) {
 		rec, err := s.readRecord(f)
 		if err != nil {
 			return err
@@ -784,7 +721,7 @@ func (s *Snapshot) loadRecords() error {
 		s.SelfTest = rec
 	}
 	f := s.Spec.Records[RecordMtimes]
-	if f == "" || !s.FS.Exists(f) {
+	if f == "" || !s.present(f) {
 		return nil
 	}
 	data, err := s.FS.ReadFile(f, snapfs.LimitText)
@@ -808,6 +745,7 @@ func (s *Snapshot) loadLogs() error {
 		if err != nil {
 			return err
 		}
+		s.noteEmpty(lg.Glob, files, "logs")
 		for _, f := range files {
 			data, err := s.FS.ReadFile(f, snapfs.LimitResults)
 			if err != nil {
@@ -824,19 +762,17 @@ func (s *Snapshot) loadLogs() error {
 				return &Error{File: f, Msg: fmt.Sprintf("duplicate run name %q (also %s line %d)", name, j.File, j.Line)}
 			}
 			side := strings.TrimSuffix(f, path.Ext(f)) + lg.Sidecar
-			if s.FS.Exists(side) {
+			if s.present(side) {
 				if err := s.readSidecar(r, side, lg.Fields); err != nil {
 					return err
 				}
-			} else {
-				r.CarriedOver = false
 			}
 			if len(r.Cmd) > 0 {
 				r.Parser, _ = s.Spec.ParserFor(r.Cmd[0])
 			} else {
 				r.Parser = sniffParser(r.Tail)
 			}
-			s.Runs = append(s.Runs, r)
+			s.addRun(r)
 		}
 	}
 	return nil
@@ -845,16 +781,19 @@ func (s *Snapshot) loadLogs() error {
 // sniffParser guesses the program of a log with no recorded argv from the
 // lines only llama.cpp prints; "" when nothing is recognised.
 func sniffParser(text string) string {
+	// Most specific first: llama-perplexity and llama-server also print the
+	// perf summary every llama.cpp program prints.
+	switch {
+	case strings.Contains(text, "Final estimate: PPL"), strings.Contains(text, "KL-divergence statistics"),
+		strings.Contains(text, "====== Perplexity statistics"):
+		return checkout.ParserPerplexity
+	case strings.Contains(text, "print_timings:") && strings.Contains(text, "slot"):
+		return checkout.ParserServer
+	}
 	for _, marker := range []string{"llama_perf_context_print:", "llama_print_timings:", "common_perf_print:", "llama_perf_print:", "llama_model_loader:", "llm_load_print_meta:"} {
 		if strings.Contains(text, marker) {
 			return checkout.ParserLlamaCpp
 		}
-	}
-	if strings.Contains(text, "Final estimate: PPL") || strings.Contains(text, "KL-divergence statistics") {
-		return checkout.ParserPerplexity
-	}
-	if strings.Contains(text, "print_timings:") {
-		return checkout.ParserServer
 	}
 	return ""
 }
@@ -885,7 +824,13 @@ func (s *Snapshot) readSidecar(r *Run, file string, f checkout.Fields) error {
 	if d.err != nil {
 		return d.err
 	}
-	s.Notes = append(s.Notes, tmp.Notes...)
+	for _, n := range tmp.Notes {
+		// The log beside the sidecar is the run's output: a sidecar without
+		// one is as it should be, not a gap worth an info line.
+		if !strings.HasSuffix(n.Msg, noTailNote) {
+			s.Notes = append(s.Notes, n)
+		}
+	}
 	if len(tmp.Runs) != 1 {
 		return &Error{File: file, Msg: "sidecar is not one run record"}
 	}
@@ -903,6 +848,7 @@ func (s *Snapshot) loadBench() error {
 		if err != nil {
 			return err
 		}
+		s.noteEmpty(g, files, "bench")
 		for _, f := range files {
 			data, err := s.FS.ReadFile(f, snapfs.LimitResults)
 			if err != nil {
@@ -915,7 +861,7 @@ func (s *Snapshot) loadBench() error {
 			if j := s.Run(name); j != nil {
 				return &Error{File: f, Msg: fmt.Sprintf("duplicate run name %q (also %s line %d)", name, j.File, j.Line)}
 			}
-			s.Runs = append(s.Runs, &Run{Name: name, File: f, Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench,
+			s.addRun(&Run{Name: name, File: f, Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench,
 				Tail: string(data), Source: f, Index: len(s.Runs), Line: 1, Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{}})
 		}
 	}
@@ -957,18 +903,44 @@ func decodeMtimes(file string, data []byte) (map[string]Mtime, error) {
 	return out, nil
 }
 
-// readRecord reads a text record and its "# cmd/env/exit" header.
+// readRecord reads a text record: the program's own output, with the
+// command that produced it from a "# cmd/env/exit" header when the file
+// has one, else from a sidecar run record beside it (the same path with
+// ".json" in place of the extension, with the default field names: cmd,
+// env, exit_code). With neither, the record's command is not known: Cmd
+// and Env are nil and HasExit is false.
 func (s *Snapshot) readRecord(rel string) (*Record, error) {
 	data, err := s.FS.ReadFile(rel, snapfs.LimitResults)
 	if err != nil {
 		return nil, err
 	}
-	return parseRecord(rel, data)
+	rec, err := parseRecord(rel, data)
+	if err != nil || rec.HasExit || rec.Cmd != nil {
+		return rec, err
+	}
+	side := strings.TrimSuffix(rel, path.Ext(rel)) + ".json"
+	if !s.present(side) {
+		return rec, nil
+	}
+	r := &Run{Name: rec.Name, Extra: map[string]string{}}
+	if err := s.readSidecar(r, side, checkout.DefaultFields()); err != nil {
+		return nil, err
+	}
+	rec.Cmd, rec.Env, rec.Exit, rec.HasExit = r.Cmd, r.Env, r.ExitCode, r.HasExit
+	if rec.Env == nil && !r.CarriedOver {
+		rec.Env = map[string]string{}
+	}
+	if !rec.HasExit {
+		rec.Exit = -1
+	}
+	return rec, nil
 }
 
 // parseRecord parses the bytes of the text record at rel (relative to the
-// snapshot root): its "# cmd:", "# env:" and "# exit:" header lines, the
-// first lines of the file. "# cmd:" and "# exit:" are required.
+// snapshot root) and its optional header: "# cmd:", "# env:" and
+// "# exit:" lines, the first lines of the file. A header, when present,
+// needs "# cmd:" and "# exit:"; without one, Cmd and Env are nil and
+// HasExit is false.
 func parseRecord(rel string, data []byte) (*Record, error) {
 	rec := &Record{Name: strings.TrimSuffix(path.Base(rel), path.Ext(rel)), File: rel, Text: string(data), Exit: -1}
 	seen := map[string]bool{}
@@ -1012,14 +984,41 @@ func parseRecord(rel string, data []byte) (*Record, error) {
 			if err != nil {
 				return nil, errAt("exit status %q is not an integer", val)
 			}
-			rec.Exit = n
+			rec.Exit, rec.HasExit = n, true
 		}
 	}
+	if len(seen) == 0 {
+		return rec, nil // no header: the program's own output only
+	}
 	if !seen["cmd"] || !seen["exit"] {
-		return nil, &Error{File: rel, Line: 1, Msg: `missing "# cmd:" or "# exit:" header`}
+		return nil, &Error{File: rel, Line: 1, Msg: `a record header needs "# cmd:" and "# exit:" lines`}
+	}
+	if rec.Cmd == nil {
+		rec.Cmd = []string{}
 	}
 	if rec.Env == nil {
 		rec.Env = map[string]string{}
 	}
 	return rec, nil
+}
+
+// present reports whether an optional input is there; one that is there but
+// refused (a link outside the root, unreadable) is remembered as the
+// loader's error, returned by LoadSpec, rather than skipped.
+func (s *Snapshot) present(rel string) bool {
+	ok, err := s.FS.Present(rel)
+	if err != nil && s.loadErr == nil {
+		s.loadErr = err
+	}
+	return ok
+}
+
+// noteEmpty notes a glob the checkout's spec file declared that matches no
+// file: a typo there would otherwise drop every run silently. The defaults'
+// globs (no spec file) may match nothing.
+func (s *Snapshot) noteEmpty(glob string, matched []string, key string) {
+	if len(matched) > 0 || s.Spec.Path == "" {
+		return
+	}
+	s.note(key+"\x00"+glob, Note{File: s.Spec.Path, Msg: fmt.Sprintf("%s: %s matches no file", key, glob)})
 }

@@ -3,7 +3,6 @@ package facts
 import (
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
-	"github.com/strataspec/strataspec/engine/kld"
 	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/tail"
 	"strings"
@@ -46,10 +45,14 @@ func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 	switch r.Parser {
 	case checkout.ParserStrata:
 		return tail.ParseStrata(r.Source, r.Tail)
-	case checkout.ParserLlamaCpp, checkout.ParserServer, checkout.ParserBench:
-		ms = llamacpp.Parse(r.Source, r.Tail)
+	case checkout.ParserLlamaCpp:
+		ms = llamacpp.ParseProgram(llamacpp.ProgramCLI, r.Source, r.Tail)
+	case checkout.ParserServer:
+		ms = llamacpp.ParseProgram(llamacpp.ProgramServer, r.Source, r.Tail)
+	case checkout.ParserBench:
+		ms = llamacpp.ParseProgram(llamacpp.ProgramBench, r.Source, r.Tail)
 	case checkout.ParserPerplexity:
-		ms = tail.Merge(llamacpp.Parse(r.Source, r.Tail), kld.ParsePerplexity(r.Source, r.Tail))
+		ms = llamacpp.ParseProgram(llamacpp.ProgramPerplexity, r.Source, r.Tail)
 	case "":
 		ms = &tail.Metrics{Source: r.Source}
 		prog := "(no argv recorded)"

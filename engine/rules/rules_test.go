@@ -13,7 +13,6 @@ func TestSelect(t *testing.T) {
 		want string // comma-joined names, or an error substring prefixed with "error:"
 	}{
 		{"compare", "compare.rate"},
-		{"summary,derive", "derive,summary"},
 		{"compare.rate, compare", "compare.rate"},
 		{"compare.rate", "compare.rate"},
 		{"pla", `error:unknown rule "pla"`},

@@ -16,6 +16,43 @@ type Metric struct {
 	Num  num.Number // value and printed text
 	Unit string     // unit as printed: "ms", "tok/s", "GB", "%", ...
 	Line int        // 1-based line in the tail
+	// Detail holds what a value summarizing several measurements carries
+	// (a llama-bench row); nil for a single reading. It is a pointer so that
+	// the common metric stays small: a strata log yields millions.
+	Detail *Detail
+}
+
+// Detail is the repetitions and the configuration behind a metric.
+type Detail struct {
+	// Samples are the repeated measurements the value summarizes
+	// (llama-bench's samples_ts), in the order printed; nil when not printed.
+	Samples []float64
+	// Config is the configuration the value was measured under, as printed
+	// (every field of a llama-bench row that is not a result).
+	Config []Field
+}
+
+// Samples returns the metric's repeated measurements, nil for none.
+func (m Metric) Samples() []float64 {
+	if m.Detail == nil {
+		return nil
+	}
+	return m.Detail.Samples
+}
+
+// Config returns the configuration the metric was measured under, nil when
+// the tail prints none.
+func (m Metric) Config() []Field {
+	if m.Detail == nil {
+		return nil
+	}
+	return m.Detail.Config
+}
+
+// Field is one configuration field: a name and its value as printed.
+type Field struct {
+	Key   string
+	Value string
 }
 
 // Value returns the metric's value.

@@ -39,3 +39,22 @@ func TestInit(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	assert.Len(t, entries, 2, "no temporary file left behind")
 }
+
+// TestInitNeverReplacesALink: a spec file that is a link (to a file outside,
+// or to nothing) is the user's; -init refuses, and its own file is shared
+// (0644), not private.
+func TestInitNeverReplacesALink(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Symlink("/nonexistent/strataspec.json", filepath.Join(dir, checkout.File)))
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 2, run(&stdout, &stderr, []string{"-init", dir}))
+	target, err := os.Readlink(filepath.Join(dir, checkout.File))
+	require.NoError(t, err, "the link is still there")
+	assert.Equal(t, "/nonexistent/strataspec.json", target)
+
+	dir = t.TempDir()
+	require.Equal(t, 0, run(&stdout, &stderr, []string{"-init", dir}), stderr.String())
+	st, err := os.Stat(filepath.Join(dir, checkout.File))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+}

@@ -39,9 +39,6 @@ func writeIfChanged(root, rel string, data []byte) (bool, error) {
 func foreignFiles(snap string) []string {
 	fs := []string{
 		"scripts/run_phase0_phase2_m5_validation.py",
-		"data/m5_val_prompts/eval_tf_96tok_ops_tools.txt",
-		"data/m5_val_prompts/eval_tf_96tok_chat_json.txt",
-		"data/m5_val_prompts/eval_tf_96tok_ja.txt",
 	}
 	return append(fs, llamaPrompt(snap))
 }
@@ -118,8 +115,17 @@ func generate(root, snap string, llama []*llamaRun) ([]string, error) {
 	}
 	for _, p := range parity {
 		for i := 1; i <= 3; i++ {
-			owned[fmt.Sprintf("results/route_parity/%s_%d.log", p.mode, i)] = parityLog(p.env, p.k512, p.k256, p.k512Mean, p.k256Mean)
+			name := fmt.Sprintf("results/route_parity/%s_%d", p.mode, i)
+			owned[name+".log"] = parityLog(p.env, p.k512, p.k256, p.k512Mean, p.k256Mean)
+			owned[name+".json"] = parityRecord(p.env)
 		}
+	}
+	tfs, err := tfFiles(snap)
+	if err != nil {
+		return nil, err
+	}
+	for rel, b := range tfs {
+		owned[rel] = b
 	}
 	var changed []string
 	names := make([]string, 0, len(owned))
@@ -135,9 +141,6 @@ func generate(root, snap string, llama []*llamaRun) ([]string, error) {
 		if c {
 			changed = append(changed, rel)
 		}
-	}
-	if err := writeTF(root, snap); err != nil {
-		return nil, fmt.Errorf("writeTF: %w", err)
 	}
 	for _, rel := range foreignFiles(snap) {
 		c, err := ensurePlaceholder(root, rel)
@@ -255,16 +258,26 @@ func selfTest(snap string) []byte {
 	return []byte(b.String())
 }
 
+// parityLog is a route_parity run's output as the program prints it.
 func parityLog(env, k512, k256, k512Mean, k256Mean string) []byte {
 	mode := "default"
 	if env != "" {
 		mode = "fast"
 	}
-	return []byte(fmt.Sprintf("# cmd: build/route_parity --model models/K256-Q2_0-metal.gguf --tokens 64\n# env: %s\n# exit: 0\n"+
-		"route_parity: Apple M5, math=%s, 64 tokens, 48 layers\n"+
+	return []byte(fmt.Sprintf("route_parity: Apple M5, math=%s, 64 tokens, 48 layers\n"+
 		"route_parity: K=512 moce=0.00 max_abs_err %s mean_abs_err %s PASS\n"+
 		"route_parity: K=256 moce=0.85 max_abs_err %s mean_abs_err %s PASS\n"+
-		"route_parity: 2/2 PASS\n", env, mode, k512, k512Mean, k256, k256Mean))
+		"route_parity: 2/2 PASS\n", mode, k512, k512Mean, k256, k256Mean))
+}
+
+// parityRecord is the run record beside a route_parity log (a sidecar in
+// the runner's field names): its argv, environment and exit status.
+func parityRecord(env string) []byte {
+	envJSON := "{}"
+	if k, v, ok := strings.Cut(env, "="); ok {
+		envJSON = fmt.Sprintf("{%q: %q}", k, v)
+	}
+	return []byte(fmt.Sprintf(`{"cmd": ["build/route_parity", "--model", "models/K256-Q2_0-metal.gguf", "--tokens", "64"], "env": %s, "exit_code": 0}`+"\n", envJSON))
 }
 
 func mtimesJSON() []byte {

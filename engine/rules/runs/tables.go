@@ -1,0 +1,90 @@
+package runs
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/tables"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+// runnerTables reads the runner's tables the settings locate, and every
+// run's parsed tail.
+type runnerTables struct {
+	snap *archive.Snapshot
+	docs *facts.ResultsDocs
+	ms   map[string]*tail.Metrics
+}
+
+// readTables decodes the rule's settings into cfg (see analysis.Settings)
+// and reads the facts the runner's tables are checked against.
+func readTables(p *analysis.Pass, rule, what string, cfg analysis.Validator) (*runnerTables, error) {
+	if err := analysis.Settings(p, rule, what, cfg); err != nil {
+		return nil, err
+	}
+	snap, err := analysis.Fact(p, facts.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := analysis.Fact(p, facts.Results)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs.Files) == 0 {
+		return nil, analysis.NotApplicable("the snapshot has no results JSON to hold the runner's tables")
+	}
+	ms, err := analysis.Fact(p, facts.RunMetrics)
+	if err != nil {
+		return nil, err
+	}
+	return &runnerTables{snap: snap, docs: docs, ms: ms}, nil
+}
+
+// table reads the table at loc; nil when the results file does not have it.
+func (t *runnerTables) table(loc tables.Loc) (*tables.Table, error) {
+	if loc.Path == "" {
+		return nil, nil
+	}
+	tb, err := t.docs.Table(loc)
+	if errors.Is(err, tables.ErrMissing) {
+		return nil, nil
+	}
+	return tb, err
+}
+
+// absent is the warning about a table the spec declares and the results
+// file does not have: what it would have checked is not checked.
+func (t *runnerTables) absent(check string, loc tables.Loc) finding.Finding {
+	file := loc.File
+	if file == "" {
+		file = t.docs.Files[0]
+	}
+	return finding.Finding{Severity: finding.Warn, Check: check, File: file, Quote: loc.Path,
+		Message: fmt.Sprintf("the spec declares the runner's table %s, which %s does not have: not checked", loc.Path, file)}
+}
+
+// run returns the run a table names (a row key or member), or an error
+// at the table's place.
+func (t *runnerTables) run(tb *tables.Table, line int, path, name string) (*archive.Run, error) {
+	if r := t.snap.Run(name); r != nil {
+		return r, nil
+	}
+	return nil, &archive.Error{File: tb.File, Line: line, Path: path, Msg: fmt.Sprintf("no run named %q in runs", name)}
+}
+
+// mean returns the mean of vs.
+func mean(vs []float64) float64 {
+	s := 0.0
+	for _, v := range vs {
+		s += v
+	}
+	return s / float64(len(vs))
+}
+
+// printed formats v at the precision of n, with thousands separators.
+func printed(v float64, n num.Number) string { return num.Format(v, n.Decimals) }
