@@ -5,17 +5,29 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/strataspec/strataspec/engine/finding"
 )
+
+// Every rule has moved to an analyzer family; the registry's selection is
+// tested over rules registered by this test binary alone.
+func init() {
+	none := func(*Context) ([]finding.Finding, error) { return nil, nil }
+	for _, name := range []string{"fam.b", "fam.a", "other"} {
+		Register(Rule{Name: name, Check: none})
+	}
+}
 
 func TestSelect(t *testing.T) {
 	for _, tt := range []struct {
 		list string
 		want string // comma-joined names, or an error substring prefixed with "error:"
 	}{
-		{"compare", "compare.rate"},
-		{"compare.rate, compare", "compare.rate"},
-		{"compare.rate", "compare.rate"},
-		{"pla", `error:unknown rule "pla"`},
+		{"fam", "fam.a,fam.b"},
+		{"fam.b,fam.a", "fam.a,fam.b"},
+		{"fam.a, fam", "fam.a,fam.b"},
+		{"fam.a", "fam.a"},
+		{"fa", `error:unknown rule "fa"`},
 		{"nosuch", `error:unknown rule "nosuch"`},
 	} {
 		rs, err := Select(tt.list)
