@@ -62,11 +62,6 @@ type Snapshot struct {
 	// KLDMacros holds the runner's KLD macro per configuration
 	// ("iq3_s", "q2_0_moce0", "q2_0_moce085").
 	KLDMacros map[string]*Macro
-	// PrevLlama holds prev_llama_unpatched and prev_llama_patched, by side
-	// ("unpatched", "patched"), each step in file order.
-	PrevLlama map[string][]*LlamaStep
-	// LlamaCpp holds llama_cpp_unpatched and llama_cpp_patched, by side.
-	LlamaCpp map[string]*Dict
 
 	Provenance Provenance
 
@@ -131,26 +126,6 @@ type Field struct {
 // Value returns the field's value (0 for null).
 func (f Field) Value() float64 { return f.Num.Value }
 
-// Dict is a JSON object of numbers, in file order.
-type Dict struct {
-	Path   string
-	Line   int
-	Fields []Field
-}
-
-// Get returns the field with the given name.
-func (d *Dict) Get(name string) (Field, bool) {
-	if d == nil {
-		return Field{}, false
-	}
-	for _, f := range d.Fields {
-		if f.Name == name {
-			return f, true
-		}
-	}
-	return Field{}, false
-}
-
 // Macro is the runner's KLD macro of one configuration: per-domain values
 // over its runs and their mean.
 type Macro struct {
@@ -162,13 +137,6 @@ type Macro struct {
 	Top1Pct      []Field
 	MeanKLDMacro Field
 	Top1PctMacro Field
-}
-
-// LlamaStep is one step of a prev_llama_* block.
-type LlamaStep struct {
-	Step string // e.g. "step2_ub1024"
-	Run  string // the run it was read from
-	Dict        // prompt_tok_s, gen_tok_s, disk0_mb, ...
 }
 
 // Provenance is the runner's record of the files it ran and read.

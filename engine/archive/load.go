@@ -206,24 +206,12 @@ func (d *decoder) strings(n *jsontree.Node) []string {
 	return out
 }
 
-// dict decodes an object of numbers (or nulls).
-func (d *decoder) dict(n *jsontree.Node) *Dict {
-	if n.Kind != 'o' {
-		d.fail(n, "want an object of numbers, found %s", jsontree.KindName(n.Kind))
-		return &Dict{Path: n.Path}
-	}
-	dt := &Dict{Path: n.Path, Line: d.line(n)}
-	for i, k := range n.Keys {
-		dt.Fields = append(dt.Fields, d.number(n.Vals[i], k))
-	}
-	return dt
-}
-
 // runnerBlocks are the strata validation runner's own tables: read here
-// when a results file has them (kld_macros, prev_llama_*, llama_cpp_*,
-// provenance; legacy, until their rules read them through engine/tables
-// as the spec locates them), or by the rules through engine/tables (perf,
-// summary_comparison); every other top-level key is kept and noted.
+// when a results file has them (kld_macros, provenance; legacy, until
+// their rules read them through engine/tables as the spec locates them),
+// or by the rules through engine/tables as the spec locates them (perf,
+// summary_comparison, prev_llama_*, llama_cpp_*); every other top-level
+// key is kept and noted.
 var runnerBlocks = []string{"schema", "generated_at_utc", "perf", "summary_comparison", "kld_macros",
 	"prev_llama_unpatched", "prev_llama_patched", "llama_cpp_unpatched", "llama_cpp_patched", "provenance"}
 
@@ -279,20 +267,6 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 	}
 	if n := root.Get("kld_macros"); n != nil {
 		s.decodeMacros(d, n)
-	}
-	for _, side := range []string{"unpatched", "patched"} {
-		if n := root.Get("prev_llama_" + side); n != nil {
-			if s.PrevLlama == nil {
-				s.PrevLlama = map[string][]*LlamaStep{}
-			}
-			s.PrevLlama[side] = s.decodeSteps(d, n)
-		}
-		if n := root.Get("llama_cpp_" + side); n != nil && d.err == nil {
-			if s.LlamaCpp == nil {
-				s.LlamaCpp = map[string]*Dict{}
-			}
-			s.LlamaCpp[side] = d.dict(n)
-		}
 	}
 	if n := root.Get("provenance"); n != nil {
 		s.decodeProvenance(d, n)
@@ -560,40 +534,6 @@ func (d *decoder) numbers(n *jsontree.Node, want int) []Field {
 	out := make([]Field, 0, len(n.Vals))
 	for _, v := range n.Vals {
 		out = append(out, d.number(v, ""))
-	}
-	return out
-}
-
-func (s *Snapshot) decodeSteps(d *decoder, n *jsontree.Node) []*LlamaStep {
-	if d.err != nil {
-		return nil
-	}
-	if n.Kind != 'o' {
-		d.fail(n, "want an object of steps, found %s", jsontree.KindName(n.Kind))
-		return nil
-	}
-	var out []*LlamaStep
-	for i, step := range n.Keys {
-		sn := n.Vals[i]
-		if sn.Kind != 'o' {
-			d.fail(sn, "want an object, found %s", jsontree.KindName(sn.Kind))
-			return nil
-		}
-		st := &LlamaStep{Step: step, Dict: Dict{Path: sn.Path, Line: d.line(sn)}}
-		for j, k := range sn.Keys {
-			if k == "run" {
-				st.Run = d.str(sn.Vals[j])
-				if d.err == nil && s.Run(st.Run) == nil {
-					d.fail(sn.Vals[j], "no run named %q in runs", st.Run)
-				}
-				continue
-			}
-			st.Fields = append(st.Fields, d.number(sn.Vals[j], k))
-		}
-		if d.err == nil && st.Run == "" {
-			d.fail(sn, `missing key "run"`)
-		}
-		out = append(out, st)
 	}
 	return out
 }
