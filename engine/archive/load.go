@@ -584,8 +584,10 @@ func (s *Snapshot) provFiles(d *decoder, n *jsontree.Node, withMeta bool) []*Pro
 		if d.err == nil && !validHex(f.SHA256, 64) {
 			d.fail(fn.Get("sha256"), "not a sha256 in hex: %q", f.SHA256)
 		}
-		if d.err == nil && (f.Path == "" || path.IsAbs(f.Path) || strings.Contains(f.Path, "..")) {
-			d.fail(fn.Get("path"), "path must be relative to the snapshot root: %q", f.Path)
+		// A path that leads outside the snapshot is data: the rules report
+		// it and nothing opens it.
+		if d.err == nil && f.Path == "" {
+			d.fail(fn.Get("path"), "empty path")
 		}
 		if d.err == nil && seen[f.Path] {
 			d.fail(fn.Get("path"), "duplicate provenance path %q", f.Path)
@@ -608,10 +610,18 @@ func validHex(s string, n int) bool {
 	return true
 }
 
-// checkFiles reports the first referenced file that does not exist.
+// checkFiles reports the first referenced file that does not exist, is a
+// directory or leads outside the snapshot through a link. A recorded path
+// that names a place outside the snapshot ("../x", or an absolute path
+// with no machine folder) is data, left to the rules, which report it
+// without opening it.
 func (s *Snapshot) checkFiles() error {
 	for _, f := range append(append([]*ProvFile(nil), s.Provenance.Files...), s.Provenance.Prompts...) {
-		st, err := s.FS.Stat(f.Path)
+		rel, ok := s.Rel(f.Path)
+		if !ok {
+			continue
+		}
+		st, err := s.FS.Stat(rel)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return &Error{File: s.ResultsFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: fmt.Sprintf("referenced file %s does not exist", f.Path)}

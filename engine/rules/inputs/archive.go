@@ -86,8 +86,11 @@ func runArchive(p *analysis.Pass) (any, error) {
 		fd := finding.Finding{Severity: finding.Pass, Check: "provenance", File: pf.Path, Quote: "sha256 " + runconf.ShortHash(pf.SHA256),
 			Raw: pf.Path + " " + f.Describe(), Source: fmt.Sprintf("%s line %d (%s)", snap.ResultsFile, pf.Line, pf.JSONPath)}
 		switch {
+		case f.Outside:
+			fd.Severity, fd.Raw = finding.Fail, "not read"
+			fd.Message = fmt.Sprintf("the provenance record names %s as an archived input, a path outside the snapshot: not archived, not read", pf.Path)
 		case !f.Read():
-			fd.Severity, fd.Message = finding.Fail, fmt.Sprintf("archived input %s cannot be read %s", pf.Path, f.Describe())
+			fd.Severity, fd.Message = finding.Fail, fmt.Sprintf("archived input %s is not in the snapshot", pf.Path)
 		case f.SHA256 != pf.SHA256:
 			fd.Severity = finding.Fail
 			fd.Message = fmt.Sprintf("archived input %s has sha256 %s on disk; the provenance record says %s", pf.Path, runconf.ShortHash(f.SHA256), runconf.ShortHash(pf.SHA256))

@@ -271,3 +271,32 @@ func TestProvenanceNotApplied(t *testing.T) {
 	require.Equal(t, finding.Fail, d[0].Severity)
 	require.Contains(t, d[0].Message, "decode (duration_s 2.5, tail line 1 logs eval_ms 6832.30 ms)")
 }
+
+// A provenance record that names a path outside the snapshot is data: both
+// rules report it, and nothing of the file is read or printed.
+func TestProvenancePathOutside(t *testing.T) {
+	root := snaptest.CopyFixture(t, "m5")
+	outside, forbidden := secret(t, "SECRET-hunter2 recorded as a prompt\n")
+	rel, err := filepath.Rel(root, outside)
+	require.NoError(t, err)
+	p := filepath.Join(root, results)
+	snaptest.EditNth(t, p, `"path": "data/m5_val_prompts/strata_prompt_43tok.txt"`, `"path": "`+filepath.ToSlash(rel)+`"`, 1)
+
+	prov := analysistest.Findings(t, root, inputs.Provenance)
+	var named int
+	for _, f := range withCheck(prov, "hashes") {
+		if f.File == filepath.ToSlash(rel) {
+			named++
+			require.Equal(t, finding.Fail, f.Severity)
+			require.Equal(t, "prompt file "+filepath.ToSlash(rel)+" in the provenance record is outside the snapshot: not archived, not read", f.Message)
+		}
+	}
+	require.Equal(t, 1, named, "findings: %v", prov)
+	arch := analysistest.Findings(t, root, inputs.Archive)
+	out := withCheck(arch, "provenance")
+	require.NotEmpty(t, out)
+	require.Contains(t, out[0].Message, "a path outside the snapshot: not archived, not read")
+	for _, bad := range forbidden {
+		require.NotContains(t, text(prov)+text(arch), bad)
+	}
+}

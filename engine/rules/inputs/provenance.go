@@ -94,8 +94,11 @@ func provenanceHashes(p *analysis.Pass, s *archive.Snapshot, files facts.Recorde
 			fd := finding.Finding{Severity: finding.Fail, Check: "hashes", File: pf.Path,
 				Quote: "sha256 " + runconf.ShortHash(pf.SHA256), Source: fmt.Sprintf("%s line %d (%s)", resultsFile, pf.Line, pf.JSONPath)}
 			switch {
+			case f.Outside:
+				fd.Raw = "not read"
+				fd.Message = fmt.Sprintf("%s file %s in the provenance record is outside the snapshot: not archived, not read", group.kind, pf.Path)
 			case !f.Read():
-				fd.Message = fmt.Sprintf("%s file %s in the provenance record is not in the snapshot %s", group.kind, pf.Path, f.Describe())
+				fd.Message = fmt.Sprintf("%s file %s in the provenance record is not in the snapshot", group.kind, pf.Path)
 			case f.SHA256 != pf.SHA256:
 				fd.Raw = "sha256 " + runconf.ShortHash(f.SHA256)
 				fd.Message = fmt.Sprintf("%s %s: sha256 on disk %s, provenance record %s", group.kind, pf.Path, runconf.ShortHash(f.SHA256), runconf.ShortHash(pf.SHA256))
