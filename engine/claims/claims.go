@@ -45,6 +45,7 @@
 package claims
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -72,6 +73,7 @@ type Table struct {
 	Consts map[string]*Const
 	Rows   []*Row
 	Errors []*Error // syntax errors; parsing goes on after one
+	Notes  []string // what parsing set aside ("file:1: a UTF-8 byte order mark … is ignored")
 }
 
 // Section is a declared claim section.
@@ -167,12 +169,21 @@ var (
 	placeRE  = regexp.MustCompile(`^(§[0-9]+(\.[0-9A-Za-z]+)*)?( ?#[0-9]+)?$`)
 )
 
+// bom is the UTF-8 byte order mark some editors write at the start of a
+// file; it is not part of the first line.
+const bom = "\uFEFF"
+
 // Parse parses a claims table. It never fails: each syntax error is
-// recorded with its line and parsing goes on.
+// recorded with its line and parsing goes on. A leading UTF-8 byte order
+// mark is dropped, with a note.
 func Parse(file string, b []byte) *Table {
 	t := &Table{File: file, Sets: map[string]*Set{}, Consts: map[string]*Const{}}
 	errf := func(line int, format string, args ...any) {
 		t.Errors = append(t.Errors, &Error{file, line, fmt.Sprintf(format, args...)})
+	}
+	if rest, ok := bytes.CutPrefix(b, []byte(bom)); ok {
+		b = rest
+		t.Notes = append(t.Notes, fmt.Sprintf("%s:1: a UTF-8 byte order mark at the start of the file is ignored", file))
 	}
 	for i, raw := range strings.Split(string(b), "\n") {
 		ln := i + 1

@@ -99,9 +99,11 @@ var unitList = func() []string {
 //   - a number glued to a path ("results/2026") is an identifier; "58/64"
 //     is two numbers;
 //   - a setting written name=value with no spaces (MoCE=0.85, K=512) is an
-//     identifier; "n = 1" is a claim;
+//     identifier, unless a unit follows its value ("rate=999.9 tok/s" is a
+//     claim); "n = 1" is a claim;
 //   - a number after "section(s)" or "item(s)" is a reference to the plan
-//     ("sections 1–6", "item 5");
+//     ("sections 1–6", "item 5"), unless a unit follows it ("item 888
+//     tok/s");
 //   - everything else that starts with a digit is a claim: a number with
 //     optional sign, thousands separators, fraction and exponent, then an
 //     optional unit (units), joined to further numbers by "–"/"-" (range),
@@ -167,7 +169,7 @@ func scanEach(s string, f func(Token) bool) {
 			i = skipWord(s, i)
 			if refWords[strings.ToLower(s[w:i])] {
 				// "sections 1–6", "item 5": a reference, not a quantity
-				if j := skipSpaces(s, i); j > i && j < len(s) && isDigit(s[j]) {
+				if j := skipSpaces(s, i); j > i && j < len(s) && isDigit(s[j]) && !unitFollows(s, j) {
 					i = skipWord(s, j)
 				}
 			}
@@ -298,8 +300,9 @@ func scanToken(s string, i int) (Token, int, bool) {
 		return Token{}, skipWord(s, i), false
 	case p1 == '/' && (unicode.IsLetter(p2) || p2 == '_' || p2 == '.'):
 		return Token{}, skipWord(s, i), false
-	case p1 == '=' && (isAlnum(p2) || p2 == '_'):
-		// a setting written name=value: MoCE=0.85, K=512
+	case p1 == '=' && (isAlnum(p2) || p2 == '_') && !unitFollows(s, i):
+		// a setting written name=value: MoCE=0.85, K=512 ("rate=999.9
+		// tok/s", a value with a unit, is a measurement)
 		return Token{}, skipWord(s, i), false
 	case (p1 == '-' || p1 == '–') && (isAlnum(p2) || p2 == '_'):
 		// the tail of a hyphenated identifier ("K256-q2", "L577–581" is
@@ -387,6 +390,18 @@ func scanToken(s string, i int) (Token, int, bool) {
 		}
 	}
 	return t, j, true
+}
+
+// unitFollows reports whether the number starting at the digit s[i] is
+// followed by a unit: then it is a measurement, whatever precedes it
+// ("rate=999.9 tok/s", "item 888 tok/s").
+func unitFollows(s string, i int) bool {
+	_, end, ok := scanNumber(s, i, i)
+	if !ok {
+		return false
+	}
+	u, _, ok := scanUnit(s, end)
+	return ok && u != ""
 }
 
 // identLeft reports whether the digit at s[k] is glued to an identifier on

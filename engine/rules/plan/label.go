@@ -20,7 +20,7 @@ import (
 var Label = newAnalyzer("plan.label",
 	"the settings (MoCE=0.85), flags (-ub 1024) and model identifiers (Q2_0, K256) on a claim's line agree with the configuration "+
 		"(argv, environment, model file) of the runs its numbers are bound to",
-	planLabel)
+	true, planLabel)
 
 // labelAliases maps llama.cpp's short flags to the long spelling they
 // share a setting with (common/arg.cpp), after normalizing (labelKey).

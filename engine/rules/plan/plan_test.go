@@ -3,6 +3,7 @@ package plan
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +14,10 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	planmd "github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/tail"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const gatePlan = `# p
@@ -105,18 +109,55 @@ func TestPlanRules(t *testing.T) {
 	}
 }
 
-// TestPlanRulesMissingInput: a plan gate whose plan is gone is unreadable
-// input (exit 2), not a rule that does not apply.
+// TestPlanRulesMissingInput: a snapshot of runs without a plan (a folder
+// of logs being adopted) is not a broken one: the plan rules say "no
+// PLAN.md". A plan without its claims table must not pass silently:
+// plan.uncovered lists its numbers as ungated, and the rules that read
+// claims rows say there is no table.
 func TestPlanRulesMissingInput(t *testing.T) {
 	set := gateFacts(t, gatePlan, gateClaims)
 	if err := os.Remove(filepath.Join(set.Snap.Root, "PLAN.md")); err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range Analyzers() {
-		_, err := analysis.Run(set, []*analysis.Analyzer{a})
-		if err == nil || !strings.HasPrefix(err.Error(), "PLAN.md: ") {
-			t.Errorf("%s without PLAN.md: error %v; want one naming PLAN.md", a.Name, err)
+	res, err := analysis.Run(set, Analyzers())
+	if err != nil {
+		t.Fatalf("plan rules without PLAN.md: %v; want no error", err)
+	}
+	for _, r := range res {
+		if r.NotApplied != "no PLAN.md" || len(r.Findings) != 0 {
+			t.Errorf("%s without PLAN.md: not applied %q, %d findings; want \"no PLAN.md\" and none", r.Analyzer.Name, r.NotApplied, len(r.Findings))
 		}
+	}
+
+	set = gateFacts(t, gatePlan, gateClaims)
+	if err := os.Remove(filepath.Join(set.Snap.Root, "PLAN.claims")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = analysis.Run(set, Analyzers())
+	if err != nil {
+		t.Fatalf("plan rules without PLAN.claims: %v; want no error", err)
+	}
+	for _, r := range res {
+		if r.Analyzer != Uncovered {
+			if !strings.HasPrefix(r.NotApplied, "no PLAN.claims") {
+				t.Errorf("%s without PLAN.claims: not applied %q; want \"no PLAN.claims…\"", r.Analyzer.Name, r.NotApplied)
+			}
+			continue
+		}
+		got := lines(r.Findings)
+		want := []string{
+			"warn plan.uncovered  PLAN.md 7 3.66–6.44 GB/s ",
+			"warn plan.uncovered  PLAN.md 7 6.39–6.44 GB/s ",
+			"warn plan.uncovered  PLAN.md 7 3,194.23 ms ",
+			"warn plan.uncovered  PLAN.md 8 9.51 → 13.52 tok/s ",
+			"warn plan.uncovered  PLAN.md 8 12.5 ms ",
+			"warn plan.uncovered  PLAN.md 9 13.52 tok/s ",
+			"warn plan.uncovered  PLAN.md 13 7.5 GB/s ",
+			"warn plan.uncovered  PLAN.md 0  gated=0 ungated=7 skipped=0",
+		}
+		assert.Equal(t, want, got, "plan.uncovered without PLAN.claims")
+		strict := report.New("x", []string{"plan"}, Strict(r.Findings))
+		assert.Equal(t, 7, strict.Summary.Fail, "-strict without PLAN.claims: fails; want the 7 ungated numbers")
 	}
 }
 
@@ -158,5 +199,52 @@ func TestLabelValues(t *testing.T) {
 	}
 	if _, checked, ok := checkLabel(planmd.Labels("--n-gen 128")[0], []string{"b"}, []runLabels{rl}); !checked || !ok {
 		t.Errorf("--n-gen 128 against n_gen 128: checked %v, ok %v; want agreement", checked, ok)
+	}
+}
+
+// findingsOf runs the plan rules over a plan and claims table and returns
+// the findings that are not passes, as lines.
+func findingsOf(t *testing.T, planText, claimsText string) []string {
+	t.Helper()
+	res, err := analysis.Run(gateFacts(t, planText, claimsText), Analyzers())
+	require.NoError(t, err)
+	var got []string
+	for _, r := range res {
+		got = append(got, lines(r.Findings)...)
+	}
+	return got
+}
+
+// TestFencedBlocks: a fence closes only with its own character (CommonMark),
+// so "```", "~~~", "```" does not leave the prose after it unchecked; the
+// numbers inside a fenced block in a claim section are counted as ungated.
+func TestFencedBlocks(t *testing.T) {
+	fenced := strings.Replace(gatePlan, "- at MoCE=0.95", "```\n~~~\n```\n- 99.9 GB/s after the fences\n```text\nfill 7.7 GB/s in a log\n```\n- at MoCE=0.95", 1)
+	got := findingsOf(t, fenced, gateClaims)
+	for _, want := range []string{
+		"fail plan.unsourced  PLAN.md 12 99.9 GB/s ",
+		"warn plan.uncovered  PLAN.md 14 7.7 GB/s ",
+		"warn plan.uncovered  PLAN.claims 0  gated=7 ungated=2 skipped=0",
+	} {
+		if !slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, want) }) {
+			t.Errorf("plan with fences: no finding %q among\n%s", want, strings.Join(got, "\n"))
+		}
+	}
+}
+
+// TestEmptyCaveat: a caveat with an empty body does not satisfy a row that
+// names it.
+func TestEmptyCaveat(t *testing.T) {
+	claimsText := strings.Replace(gateClaims, "| r1:dec ; r2:dec", "| r1:dec ; r2:dec | caveat=n1", 1)
+	for _, tt := range []struct {
+		body string
+		fail bool
+	}{{".", true}, {"", true}, {"one run per side.", false}} {
+		planText := strings.Replace(gatePlan, "\n### 8 Notes", "> **Caveat** (n1): "+tt.body+"\n\n### 8 Notes", 1)
+		got := findingsOf(t, planText, claimsText)
+		failed := slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, "fail plan.stale  PLAN.md 8 9.51 → 13.52 tok/s") })
+		if failed != tt.fail {
+			t.Errorf("caveat (n1) with body %q: plan.stale fails the row = %v; want %v\n%s", tt.body, failed, tt.fail, strings.Join(got, "\n"))
+		}
 	}
 }

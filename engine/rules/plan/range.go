@@ -10,7 +10,7 @@ import (
 // Range is rule plan.range.
 var Range = newAnalyzer("plan.range",
 	"a quoted range over a run set covers every run of the set (the cold first run included)",
-	planRange)
+	true, planRange)
 
 func planRange(pc *check) []finding.Finding {
 	var out []finding.Finding
