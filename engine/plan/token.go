@@ -101,6 +101,8 @@ var unitList = func() []string {
 //   - a setting written name=value with no spaces (MoCE=0.85, K=512) is an
 //     identifier, unless a unit follows its value ("rate=999.9 tok/s" is a
 //     claim); "n = 1" is a claim;
+//   - a command-line flag's value ("-n 128", "--n-gen=64") is a
+//     configuration label, checked by plan.label, not a claim;
 //   - a number after "section(s)" or "item(s)" is a reference to the plan
 //     ("sections 1–6", "item 5"), unless a unit follows it ("item 888
 //     tok/s");
@@ -151,6 +153,11 @@ func scanEach(s string, f func(Token) bool) {
 			continue
 		case strings.HasPrefix(s[i:], "http://") || strings.HasPrefix(s[i:], "https://"):
 			i = skipWord(s, i)
+			continue
+		case c == '-' && flagStart(s, i):
+			// a command-line flag and its value ("-n 128", "--n-gen=64")
+			// is a configuration label (see Labels), not a claim
+			i = skipFlag(s, i)
 			continue
 		case isDigit(c):
 			if t, end, ok := scanToken(s, i); ok {
@@ -390,6 +397,36 @@ func scanToken(s string, i int) (Token, int, bool) {
 		}
 	}
 	return t, j, true
+}
+
+// flagStart reports whether a command-line flag ("-n", "--n-gen") starts
+// at s[i] == '-': at the start of the line or after a space or "(", one or
+// two dashes, then a lower-case letter.
+func flagStart(s string, i int) bool {
+	if i > 0 && s[i-1] != ' ' && s[i-1] != '\t' && s[i-1] != '(' {
+		return false
+	}
+	j := i + 1
+	if j < len(s) && s[j] == '-' {
+		j++
+	}
+	return j < len(s) && 'a' <= s[j] && s[j] <= 'z'
+}
+
+// skipFlag skips the flag starting at s[i] and, when a number follows it
+// after a space or "=", that number: the flag's value.
+func skipFlag(s string, i int) int {
+	j := i
+	for j < len(s) && s[j] == '-' {
+		j++
+	}
+	for j < len(s) && ('a' <= s[j] && s[j] <= 'z' || isDigit(s[j]) || s[j] == '-') {
+		j++
+	}
+	if j+1 < len(s) && (s[j] == ' ' || s[j] == '=') && isDigit(s[j+1]) {
+		return skipWord(s, j+1)
+	}
+	return j
 }
 
 // unitFollows reports whether the number starting at the digit s[i] is

@@ -194,11 +194,17 @@ func TestLabelValues(t *testing.T) {
 	}
 	bench := &tail.Metrics{List: []tail.Metric{{Name: "pp512.n_ubatch", Num: num.MustParse("512")}, {Name: "n_gen", Num: num.MustParse("128")}}}
 	rl = labelsOf(&archive.Run{Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench}, bench)
-	if msg, checked, ok := checkLabel(planmd.Labels("`-ub 1024`")[0], []string{"b"}, []runLabels{rl}); !checked || ok || !strings.Contains(msg, "pp512.n_ubatch 512 (b)") {
-		t.Errorf("-ub 1024 against a llama-bench record with n_ubatch 512: %q, checked %v, ok %v; want a disagreement naming pp512.n_ubatch 512", msg, checked, ok)
+	if msg, v := checkLabel(planmd.Labels("`-ub 1024`")[0], []string{"b"}, []runLabels{rl}); v != labelDiffers || !strings.Contains(msg, "pp512.n_ubatch 512 (b)") {
+		t.Errorf("-ub 1024 against a llama-bench record with n_ubatch 512: %q, verdict %v; want a disagreement naming pp512.n_ubatch 512", msg, v)
 	}
-	if _, checked, ok := checkLabel(planmd.Labels("--n-gen 128")[0], []string{"b"}, []runLabels{rl}); !checked || !ok {
-		t.Errorf("--n-gen 128 against n_gen 128: checked %v, ok %v; want agreement", checked, ok)
+	if _, v := checkLabel(planmd.Labels("--n-gen 128")[0], []string{"b"}, []runLabels{rl}); v != labelAgrees {
+		t.Errorf("--n-gen 128 against n_gen 128: verdict %v; want agreement", v)
+	}
+	if msg, v := checkLabel(planmd.Labels("MoCE=0.85")[0], []string{"b"}, []runLabels{rl}); v != labelUnrecorded || !strings.Contains(msg, "no bound run records setting MoCE") {
+		t.Errorf("MoCE=0.85 against a record without MoCE: %q, verdict %v; want \"no bound run records setting MoCE\"", msg, v)
+	}
+	if _, v := checkLabel(planmd.Labels("MoCE=0.85")[0], nil, nil); v != labelUnchecked {
+		t.Errorf("MoCE=0.85 with no bound run: verdict %v; want unchecked", v)
 	}
 }
 
@@ -245,6 +251,31 @@ func TestEmptyCaveat(t *testing.T) {
 		failed := slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, "fail plan.stale  PLAN.md 8 9.51 → 13.52 tok/s") })
 		if failed != tt.fail {
 			t.Errorf("caveat (n1) with body %q: plan.stale fails the row = %v; want %v\n%s", tt.body, failed, tt.fail, strings.Join(got, "\n"))
+		}
+	}
+}
+
+// TestLabelGaps: a setting or flag no bound run records is a warning, not
+// a silent pass; a flag in prose is reported once, by plan.label, not also
+// as an unsourced number; a flag on a claim line no row binds is a warning.
+func TestLabelGaps(t *testing.T) {
+	planText := strings.Replace(gatePlan, "- decode 9.51 → 13.52 tok/s; 12.5 ms unbound",
+		"- decode 9.51 → 13.52 tok/s at -ub 512 and K=512 with -n 128\n- ran with -n 64.", 1)
+	got := findingsOf(t, planText, gateClaims)
+	want := []string{
+		"warn plan.label  PLAN.md 8 -ub 512 no bound run records setting -ub (r1, r2)",
+		"warn plan.label  PLAN.md 8 K=512 no bound run records setting K (r1, r2)",
+		"warn plan.label  PLAN.md 8 -n 128 no bound run records setting -n (r1, r2)",
+		"warn plan.label  PLAN.md 9 -n 64 ",
+	}
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("plan.label gaps: no finding %q among\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+	for _, g := range got {
+		if strings.Contains(g, " 128 ") && !strings.Contains(g, "-n 128") || strings.Contains(g, " 64 ") && !strings.Contains(g, "-n 64") {
+			t.Errorf("a flag's value reported apart from its flag: %q", g)
 		}
 	}
 }
