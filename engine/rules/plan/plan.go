@@ -82,15 +82,24 @@ func absentFile(err error) string {
 func FirstRuns(snap *archive.Snapshot) map[string]string {
 	first := map[string]string{}
 	for _, r := range snap.StrataRuns() {
-		for i := 0; i+1 < len(r.Cmd); i++ {
-			if r.Cmd[i] == "--model" {
-				if _, ok := first[r.Cmd[i+1]]; !ok {
-					first[r.Cmd[i+1]] = r.Name
-				}
+		if m := ModelFile(r); m != "" {
+			if _, ok := first[m]; !ok {
+				first[m] = r.Name
 			}
 		}
 	}
 	return first
+}
+
+// ModelFile returns the model file a run reads (its --model argument), ""
+// when it names none.
+func ModelFile(r *archive.Run) string {
+	for i := 0; i+1 < len(r.Cmd); i++ {
+		if r.Cmd[i] == "--model" {
+			return r.Cmd[i+1]
+		}
+	}
+	return ""
 }
 
 // isRangeRow reports whether a binding is a quoted range over a run set,

@@ -279,3 +279,21 @@ func TestLabelGaps(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeColdFirstRun: a range over runs of a model file that leaves out
+// the first run on it (the cold one) fails plan.range, though it covers
+// its own set; a caveat the plan states lets it pass.
+func TestRangeColdFirstRun(t *testing.T) {
+	late := strings.Replace(gateClaims, "§7.1 #5 | 6.39–6.44 GB/s | range(@all:fill) | id=F13", "set late = r2 r3\n§7.1 #5 | 6.39–6.44 GB/s | range(@late:fill) | id=F13", 1)
+	got := findingsOf(t, gatePlan, late)
+	if !slices.Contains(got, "fail plan.range F13 PLAN.md 7 6.39–6.44 GB/s 6.39–6.44 GB/s") {
+		t.Errorf("range over r2, r3 (r1 is the cold first run): no plan.range fail among\n%s", strings.Join(got, "\n"))
+	}
+	withCaveat := strings.Replace(late, "range(@late:fill) | id=F13", "range(@late:fill) | id=F13 caveat=warm", 1)
+	planText := strings.Replace(gatePlan, "\n### 8 Notes", "> **Caveat** (warm): the warm runs only, r1 read the file cold\n\n### 8 Notes", 1)
+	for _, g := range findingsOf(t, planText, withCaveat) {
+		if strings.HasPrefix(g, "fail plan.range F13 PLAN.md 7 6.39–6.44") {
+			t.Errorf("range over the warm runs with a caveat stated: %s; want a pass", g)
+		}
+	}
+}
