@@ -289,3 +289,24 @@ func TestGateNarrowerSet(t *testing.T) {
 		t.Errorf("F13 bound to range(@prefill:fill_gb_s): plan.range fails %v; want one F13 naming the cold first run strata_q2_0_moce0_short_43tok", got)
 	}
 }
+
+// TestGateBOM: a UTF-8 byte order mark at the start of PLAN.md and of
+// PLAN.claims (as some editors write) changes nothing the gate checks; it
+// is noted.
+func TestGateBOM(t *testing.T) {
+	base := loadSnap(t, "m5")
+	pt, ct := readFixture(t, "m5", "PLAN.md"), readFixture(t, "m5", "PLAN.claims")
+	want := gate(t, base)
+	got := gate(t, withFiles(t, base, append([]byte("\uFEFF"), pt...), append([]byte("\uFEFF"), ct...)))
+	require.Empty(t, failures(got), "with a BOM")
+	require.Equal(t, sourced(want), sourced(got), "with a BOM: the sourced quotes differ")
+	notes := 0
+	for _, f := range got {
+		if f.Check == plangate.ReadCheck && strings.Contains(f.Message, "byte order mark") {
+			notes++
+		}
+	}
+	if notes != 2 {
+		t.Errorf("with a BOM in PLAN.md and PLAN.claims: %d notes; want 2", notes)
+	}
+}

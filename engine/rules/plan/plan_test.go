@@ -297,3 +297,21 @@ func TestRangeColdFirstRun(t *testing.T) {
 		}
 	}
 }
+
+// TestNameValueClaims: a name=value with a unit, or a number with a unit
+// after "item", is a measurement: unsourced in a claim section, ungated
+// outside one; it escapes neither gate.
+func TestNameValueClaims(t *testing.T) {
+	planText := strings.Replace(gatePlan, "- at MoCE=0.95", "- rate=999.9 tok/s and item 888 tok/s\n- at MoCE=0.95", 1) +
+		"- rate=777.7 tok/s outside\n"
+	got := findingsOf(t, planText, gateClaims)
+	for _, want := range []string{
+		"fail plan.unsourced  PLAN.md 9 999.9 tok/s ",
+		"fail plan.unsourced  PLAN.md 9 888 tok/s ",
+		"warn plan.uncovered  PLAN.md 15 777.7 tok/s ",
+	} {
+		if !slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, want) }) {
+			t.Errorf("name=value claims: no finding %q among\n%s", want, strings.Join(got, "\n"))
+		}
+	}
+}
