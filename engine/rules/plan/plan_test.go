@@ -227,13 +227,18 @@ func findingsOf(t *testing.T, planText, claimsText string) []string {
 func TestFencedBlocks(t *testing.T) {
 	fenced := strings.Replace(gatePlan, "- at MoCE=0.95", "```\n~~~\n```\n- 99.9 GB/s after the fences\n```text\nfill 7.7 GB/s in a log\n```\n- at MoCE=0.95", 1)
 	got := findingsOf(t, fenced, gateClaims)
-	for _, want := range []string{
+	wantFindings(t, "plan with fences", got,
 		"fail plan.unsourced  PLAN.md 12 99.9 GB/s ",
 		"warn plan.uncovered  PLAN.md 14 7.7 GB/s ",
-		"warn plan.uncovered  PLAN.claims 0  gated=7 ungated=2 skipped=0",
-	} {
-		if !slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, want) }) {
-			t.Errorf("plan with fences: no finding %q among\n%s", want, strings.Join(got, "\n"))
+		"warn plan.uncovered  PLAN.claims 0  gated=7 ungated=2 skipped=0")
+}
+
+// wantFindings reports each of want that no finding line of got starts with.
+func wantFindings(t *testing.T, what string, got []string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, w) }) {
+			t.Errorf("%s: no finding %q among\n%s", what, w, strings.Join(got, "\n"))
 		}
 	}
 }
@@ -268,11 +273,7 @@ func TestLabelGaps(t *testing.T) {
 		"warn plan.label  PLAN.md 8 -n 128 no bound run records setting -n (r1, r2)",
 		"warn plan.label  PLAN.md 9 -n 64 ",
 	}
-	for _, w := range want {
-		if !slices.Contains(got, w) {
-			t.Errorf("plan.label gaps: no finding %q among\n%s", w, strings.Join(got, "\n"))
-		}
-	}
+	wantFindings(t, "plan.label gaps", got, want...)
 	for _, g := range got {
 		if strings.Contains(g, " 128 ") && !strings.Contains(g, "-n 128") || strings.Contains(g, " 64 ") && !strings.Contains(g, "-n 64") {
 			t.Errorf("a flag's value reported apart from its flag: %q", g)
@@ -305,13 +306,8 @@ func TestNameValueClaims(t *testing.T) {
 	planText := strings.Replace(gatePlan, "- at MoCE=0.95", "- rate=999.9 tok/s and item 888 tok/s\n- at MoCE=0.95", 1) +
 		"- rate=777.7 tok/s outside\n"
 	got := findingsOf(t, planText, gateClaims)
-	for _, want := range []string{
+	wantFindings(t, "name=value claims", got,
 		"fail plan.unsourced  PLAN.md 9 999.9 tok/s ",
 		"fail plan.unsourced  PLAN.md 9 888 tok/s ",
-		"warn plan.uncovered  PLAN.md 15 777.7 tok/s ",
-	} {
-		if !slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, want) }) {
-			t.Errorf("name=value claims: no finding %q among\n%s", want, strings.Join(got, "\n"))
-		}
-	}
+		"warn plan.uncovered  PLAN.md 15 777.7 tok/s ")
 }
