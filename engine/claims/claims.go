@@ -47,7 +47,6 @@ package claims
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"strconv"
@@ -150,15 +149,6 @@ func (t *Table) Err() error {
 		errs = append(errs, fmt.Errorf("%s: and %d %s", t.File, rest, more))
 	}
 	return errors.Join(errs...)
-}
-
-// Load reads and parses the claims table at file.
-func Load(file string) (*Table, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("claims: %w", err)
-	}
-	return Parse(file, b), nil
 }
 
 var (
