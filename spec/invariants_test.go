@@ -213,7 +213,7 @@ func TestInvariantsBroken(t *testing.T) {
 			[]invEdit{{file: "strataspec.json", old: `"caveat": "xnu-billing-hypothesis"`, new: `"caveat": "xnu-measured"`}},
 			invWant{"memory", "F25", finding.Warn, "label it with a `> **Caveat** (xnu-measured): …` line in this section"}},
 		{"a scratch of twice the prompt chunk", "",
-			[]invEdit{{file: "strataspec.json", old: `"c": 1024, "d": 2560`, new: `"c": 2048, "d": 2560`}},
+			[]invEdit{{file: "strataspec.json", old: `"scratch": {"c": 1024, "d": 2560`, new: `"scratch": {"c": 2048, "d": 2560`}},
 			invWant{"memory", "F25", finding.Warn, "(p.R + p.emb = 0.105 GB, but resident_size also drops only 0.05 GB"}},
 		{"a higher memory-pressure threshold", "",
 			[]invEdit{{file: "strataspec.json", old: `"min_avail_warn_gib": 1.0`, new: `"min_avail_warn_gib": 3.0`}},

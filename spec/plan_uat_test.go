@@ -24,11 +24,17 @@ type edit struct{ file, old, new string }
 // returns the copy's root and the findings.
 func gateCopy(t *testing.T, edits ...edit) (string, []finding.Finding) {
 	t.Helper()
+	return gateCopyRules(t, "plan", edits...)
+}
+
+// gateCopyRules is gateCopy with the rules to run.
+func gateCopyRules(t *testing.T, rules string, edits ...edit) (string, []finding.Finding) {
+	t.Helper()
 	root := snaptest.CopyFixture(t, "m5")
 	for _, e := range edits {
 		snaptest.Edit(t, filepath.Join(root, e.file), e.old, e.new)
 	}
-	return root, auditFindings(t, root, "plan")
+	return root, auditFindings(t, root, rules)
 }
 
 // lineOf returns the 1-based line of the only line of a snapshot file that

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,7 +9,7 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/gguf"
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/strataspec/strataspec/engine/tf"
+	"github.com/stretchr/testify/require"
 )
 
 // The teacher-forcing files and KLD sample size (audit §3, F32–F37): on the
@@ -40,48 +41,85 @@ func TestTFAndKLD(t *testing.T) {
 	}
 }
 
-// TestTFFilesDecode decodes the fixtures' TF files with their vocabulary and
-// checks what the audit read in them: 96 ids in 29 + 3 + 64, <think> (looked
-// up by its text: id 248068) scored first, the openings of the user turns.
-func TestTFFilesDecode(t *testing.T) {
-	openings := []struct{ domain, opening string }{
-		{"ops_tools", ");\n df.erase();\n\nroot@f71c07bf8043:/app#"},
-		{"chat_json", "{19}~?$$\n\nSolve this step by step"},
-		{"ja", "カイブ\n36\n\n質問: 5G医療救急車"},
+// TestTFNewDocument writes a token file the fixture tool never wrote: a
+// conversation encoded here with the fixture's vocabulary, as plain ids,
+// listed in the manifest without a source offset. The tf rule must find
+// its layout from the encoded segments, judge truncation from the decoded
+// text (and say which test it used), and check its label.
+func TestTFNewDocument(t *testing.T) {
+	const (
+		rel    = "data/new_tf.txt"
+		header = "<|im_start|>assistant\n"
+		scored = "<think>\nThe loop erases rows while it walks them; move erase() after it."
+	)
+	tests := []struct {
+		name, domain, content string
+		sev                   finding.Severity // of the truncation finding
+		truncation            string
+		label                 string // substring of the label finding, "" for none
+	}{
+		{"opens mid-sentence", "ops_tools", "and then the test crashed in frame.cpp", finding.Warn,
+			"user turn looks left-truncated (by the text test, it opens with the lowercase letter 'a', mid-sentence; no source offset recorded)", ""},
+		{"closes a bracket it never opened", "ops_tools", "Fix it) before the release", finding.Warn,
+			`by the text test, it closes a bracket it never opened (')' at byte 6)`, ""},
+		{"a whole question", "ja", "Fix the failing test in frame.cpp.", finding.Pass,
+			"no source offset recorded; the text test finds no sign that the user turn starts mid-document", "domain ja: neither the user turn nor the scored reply holds"},
 	}
-	for _, snap := range []string{"m5-v3", "m5"} {
-		root := filepath.Join("..", "fixtures", snap)
-		gf, err := gguf.Open(filepath.Join(root, "data", "vocab-synthetic-chatml.gguf"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := gf.Vocab()
-		if err != nil {
-			t.Fatal(err)
-		}
-		think, ok := v.ID(tf.Think)
-		if !ok || think != 248068 {
-			t.Fatalf("%s: <think> = %d, %v; want 248068 (audit §3)", snap, think, ok)
-		}
-		for _, o := range openings {
-			f, err := tf.Read(filepath.Join(root, "data", "m5_val_prompts", "eval_tf_96tok_"+o.domain+".txt"))
-			if err != nil {
-				t.Fatal(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := snaptest.CopyFixture(t, "m5-v3")
+			gf, err := gguf.Parse("vocab", []byte(snaptest.Read(t, filepath.Join(root, "data", "vocab-synthetic-chatml.gguf"))))
+			require.NoError(t, err)
+			v, err := gf.Vocab()
+			require.NoError(t, err)
+			user := "<|im_start|>user\n" + tt.content + "<|im_end|>\n"
+			var ids []int32
+			var sizes []int
+			for _, part := range []string{user, header, scored} {
+				p, err := v.Encode(part)
+				require.NoError(t, err)
+				ids = append(ids, p...)
+				sizes = append(sizes, len(p))
 			}
-			l, err := tf.Find(f.IDs, v)
-			if err != nil {
-				t.Fatalf("%s %s: %v", snap, o.domain, err)
+			var text strings.Builder
+			for i, id := range ids {
+				fmt.Fprintf(&text, "%d", id)
+				if i%10 == 9 {
+					text.WriteString("\n")
+				} else {
+					text.WriteString(" ")
+				}
 			}
-			if len(f.IDs) != 96 || l.User != (tf.Span{Start: 0, End: 29}) || l.Header != (tf.Span{Start: 29, End: 32}) || l.Scored != (tf.Span{Start: 32, End: 96}) {
-				t.Errorf("%s %s: %d ids, layout %+v; want 96 = [0,29) + [29,32) + [32,96)", snap, o.domain, len(f.IDs), l)
+			snaptest.Write(t, filepath.Join(root, rel), text.String())
+			const first = `"files": [
+        {"path": "data/m5_val_prompts/eval_tf_96tok_chat_json.txt"`
+			snaptest.Edit(t, filepath.Join(root, "strataspec.json"), first,
+				strings.Replace(first, `[`, `[{"path": "`+rel+`", "domain": "`+tt.domain+`"},`, 1))
+			var mine []finding.Finding
+			for _, f := range auditFindings(t, root, "tf") {
+				if f.File == rel {
+					mine = append(mine, f)
+				}
 			}
-			if f.IDs[32] != think {
-				t.Errorf("%s %s: first scored id %d; want <think>", snap, o.domain, f.IDs[32])
+			want := fmt.Sprintf("layout: user turn ids 0–%d (%d), assistant header %d–%d (%d), scored %d–%d (%d)",
+				sizes[0]-1, sizes[0], sizes[0], sizes[0]+sizes[1]-1, sizes[1], sizes[0]+sizes[1], len(ids)-1, sizes[2])
+			require.True(t, has(mine, "layout", finding.Pass, want), "no layout pass %q in %v", want, mine)
+			require.True(t, has(mine, "truncated", tt.sev, tt.truncation), "no %v truncation finding %q in %v", tt.sev, tt.truncation, mine)
+			require.True(t, has(mine, "layout", finding.Fail, "not in provenance"), "the new file is not in provenance: want a fail saying so in %v", mine)
+			if tt.label != "" {
+				require.True(t, has(mine, "label", finding.Warn, tt.label), "no label warning %q in %v", tt.label, mine)
 			}
-			content, err := tf.Text(f.IDs, v, l.Content)
-			if err != nil || !strings.HasPrefix(content, o.opening) {
-				t.Errorf("%s %s: user turn %q (%v); want it to open with %q", snap, o.domain, content, err, o.opening)
-			}
+		})
+	}
+}
+
+// has reports whether fs holds a finding of the check and severity whose
+// message contains substr.
+func has(fs []finding.Finding, check string, sev finding.Severity, substr string) bool {
+	for _, f := range fs {
+		if f.Check == check && f.Severity == sev && strings.Contains(f.Message, substr) {
+			return true
 		}
 	}
+	return false
 }

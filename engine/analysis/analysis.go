@@ -113,11 +113,23 @@ func Run(set *facts.Set, as []*Analyzer) ([]Result, error) {
 		return nil, err
 	}
 	results := map[*Analyzer]any{}
+	skipped := map[*Analyzer]string{} // analyzers that did not apply, and why
 	var out []Result
 	for _, a := range order {
 		p := &Pass{Analyzer: a, ResultOf: map[*Analyzer]any{}, set: set}
+		blocked := ""
 		for _, r := range a.Requires {
 			p.ResultOf[r] = results[r]
+			if why, ok := skipped[r]; ok && blocked == "" {
+				blocked = fmt.Sprintf("requires %s, which did not apply: %s", r.Name, why)
+			}
+		}
+		if blocked != "" {
+			// As go/analysis does: an analyzer whose requirement has no
+			// result is not run.
+			skipped[a] = blocked
+			out = append(out, Result{Analyzer: a, NotApplied: blocked})
+			continue
 		}
 		v, err := a.Run(p)
 		res := Result{Analyzer: a, Findings: p.findings}
@@ -133,6 +145,9 @@ func Run(set *facts.Set, as []*Analyzer) ([]Result, error) {
 			if !f.Severity.Valid() {
 				return out, fmt.Errorf("internal error: rule %s reported %q without a severity", a.Name, f.String())
 			}
+		}
+		if res.NotApplied != "" {
+			skipped[a] = res.NotApplied
 		}
 		results[a] = v
 		out = append(out, res)
@@ -161,13 +176,47 @@ func sortDeps(as []*Analyzer) ([]*Analyzer, error) {
 		order = append(order, a)
 		return nil
 	}
-	for _, a := range as {
+	names := map[string]*Analyzer{}
+	var check func(a *Analyzer, from string) error
+	check = func(a *Analyzer, from string) error {
 		if a == nil || a.Name == "" || a.Run == nil {
-			return nil, fmt.Errorf("analysis: analyzer with no name or no Run")
+			return fmt.Errorf("analysis: an analyzer with no name or no Run (%s)", from)
 		}
+		if b, ok := names[a.Name]; ok && b != a {
+			return fmt.Errorf("analysis: two analyzers named %s", a.Name)
+		}
+		if _, ok := names[a.Name]; ok {
+			return nil
+		}
+		names[a.Name] = a
+		for _, r := range a.Requires {
+			if err := check(r, "required by "+a.Name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, a := range as {
+		if err := check(a, "in the list"); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range as {
 		if err := visit(a, nil); err != nil {
 			return nil, err
 		}
 	}
 	return order, nil
+}
+
+// OptionalSettings decodes the analyzer's settings, "rules": {"<name>":
+// {…}} in the checkout's spec file, strictly into v, for a rule that also
+// works without them; found is false when the spec has none. The analyzer
+// must declare facts.Spec.
+func OptionalSettings(p *Pass, v any) (found bool, err error) {
+	spec, err := Fact(p, facts.Spec)
+	if err != nil {
+		return false, err
+	}
+	return spec.Rule(p.Analyzer.Name, v)
 }

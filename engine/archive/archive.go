@@ -1,17 +1,22 @@
-// Package archive loads a strata checkout (or a fixture snapshot laid out like
-// one): the validation runner's results JSON with its runs, perf dicts,
-// comparison tables and provenance, and the records beside it that the audit
-// reads (route_parity logs, the runner's self-test output, file mtimes).
+// Package archive loads a snapshot as its checkout's spec file
+// (engine/checkout) describes it: runs from JSON or JSON Lines run records,
+// from log files with optional sidecars and from llama-bench output, and the
+// records beside them that rules read (route_parity logs, a self-test output,
+// recorded file mtimes). Every file is read through engine/snapfs, confined
+// to the snapshot root.
 //
-// The loader is strict: an unknown key, a duplicate key or run name, a
-// missing referenced file, a value of the wrong type, invalid UTF-8 or a
-// truncated file is an *Error naming the file, the line:column and the JSON
-// path. The layout and the JSON schema are documented in
-// fixtures/m5-v3/README.md.
+// The loader is tolerant of what it does not need and strict about what it
+// reads: a key no mapping uses is kept (Run.Extra) and reported once as a
+// Note, never an error; a duplicate key or run name, a value of the wrong
+// type, a missing referenced file, invalid UTF-8 or a truncated file is an
+// *Error naming the file, the line:column and the JSON path.
 package archive
 
 import (
+	"bytes"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/jsontree"
@@ -50,9 +55,10 @@ type Snapshot struct {
 	MtimesFile string
 	// Notes are inputs kept but not used (unknown keys, runs without a
 	// tail), each reported once as an info line.
-	Notes  []Note
-	notes  map[string]bool
-	byName map[string]*Run
+	Notes   []Note
+	notes   map[string]bool
+	byName  map[string]*Run
+	loadErr error // an optional input present but refused
 
 	Schema         string    // the results file's "schema"
 	GeneratedAtUTC time.Time // "generated_at_utc"
@@ -106,12 +112,59 @@ type Run struct {
 	HasExit     bool              // the record gave an exit status
 	Start       time.Time         // when the run started, zero when not recorded
 	Extra       map[string]string // record keys no mapping used, as raw JSON
-	DurationS   float64
-	Duration    Field  // duration_s with its printed text and place
-	Tail        string // output tail as archived
-	Source      string // file and JSON path of the tail, e.g. "results/x.json: runs[3].output_tail"
-	Index       int    // position in runs[]
-	Line        int    // line of the run's object in the results file
+
+	fsys      *snapfs.FS // where textFile is read from
+	textFile  string     // the log the output is read from; "" when Tail holds it
+	DurationS float64
+	Duration  Field // duration_s with its printed text and place
+	// Tail is the output tail when it was archived inside a results file;
+	// read a run's output with Text, which also reads a log file's.
+	Tail   string
+	Source string // file and JSON path of the tail, e.g. "results/x.json: runs[3].output_tail"
+	Index  int    // position in runs[]
+	Line   int    // line of the run's object in the results file
+}
+
+// Text returns the run's output: the tail archived in its record, or the
+// log file it was read from, read again through the snapshot's confined FS
+// each time it is asked for, so that the logs of a large snapshot are never
+// all in memory. Invalid UTF-8 in a log is replaced by U+FFFD, as the loader
+// noted.
+func (r *Run) Text() (string, error) {
+	if r.textFile == "" {
+		return r.Tail, nil
+	}
+	b, err := r.fsys.ReadFile(r.textFile, snapfs.LimitResults)
+	if err != nil {
+		return "", err
+	}
+	if !utf8.Valid(b) {
+		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+	}
+	return string(b), nil
+}
+
+// TailLine returns line n (1-based) of the run's output, for quoting in a
+// finding; "" when there is no such line or the output cannot be read.
+func (r *Run) TailLine(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	t, err := r.Text()
+	if err != nil {
+		return ""
+	}
+	for i := 1; i < n; i++ {
+		j := strings.IndexByte(t, '\n')
+		if j < 0 {
+			return ""
+		}
+		t = t[j+1:]
+	}
+	if j := strings.IndexByte(t, '\n'); j >= 0 {
+		t = t[:j]
+	}
+	return strings.TrimSuffix(t, "\r")
 }
 
 // Strata reports whether the run is a strata engine run (speed or TF).
@@ -255,14 +308,29 @@ func (s *Snapshot) ReadFile(recorded string) ([]byte, error) {
 }
 
 // Run returns the run with the given name, or nil.
+//
+// The loader indexes runs as it adds them, so a loaded snapshot answers in
+// constant time and Run never writes (rules may call it concurrently); a
+// Snapshot built by hand with Runs set directly is searched in order.
 func (s *Snapshot) Run(name string) *Run {
-	if len(s.byName) != len(s.Runs) {
-		s.byName = make(map[string]*Run, len(s.Runs))
-		for _, r := range s.Runs {
-			s.byName[r.Name] = r
+	if len(s.byName) == len(s.Runs) {
+		return s.byName[name]
+	}
+	for _, r := range s.Runs {
+		if r.Name == name {
+			return r
 		}
 	}
-	return s.byName[name]
+	return nil
+}
+
+// addRun appends a run and indexes it by name.
+func (s *Snapshot) addRun(r *Run) {
+	if s.byName == nil {
+		s.byName = map[string]*Run{}
+	}
+	s.Runs = append(s.Runs, r)
+	s.byName[r.Name] = r
 }
 
 // Group returns the runs of a group, in results order.

@@ -79,6 +79,9 @@ func LoadSpec(fsys *snapfs.FS, spec *checkout.Spec) (*Snapshot, error) {
 	if err := s.loadRecords(); err != nil {
 		return nil, err
 	}
+	if s.loadErr != nil {
+		return nil, s.loadErr
+	}
 	return s, nil
 }
 
@@ -459,7 +462,7 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 	if len(r.Cmd) > 0 {
 		r.Parser, _ = s.Spec.ParserFor(r.Cmd[0])
 	}
-	s.Runs = append(s.Runs, r)
+	s.addRun(r)
 }
 
 // noTailNote ends the note about a run record without an output tail.
@@ -701,6 +704,7 @@ func (s *Snapshot) loadRecords() error {
 		if err != nil {
 			return err
 		}
+		s.noteEmpty(g, logs, "records.parity")
 		for _, rel := range logs {
 			rec, err := s.readRecord(rel)
 			if err != nil {
@@ -709,7 +713,7 @@ func (s *Snapshot) loadRecords() error {
 			s.Parity = append(s.Parity, rec)
 		}
 	}
-	if f := s.Spec.Records[RecordSelfTest]; f != "" && s.FS.Exists(f) {
+	if f := s.Spec.Records[RecordSelfTest]; f != "" && s.present(f) {
 		rec, err := s.readRecord(f)
 		if err != nil {
 			return err
@@ -717,7 +721,7 @@ func (s *Snapshot) loadRecords() error {
 		s.SelfTest = rec
 	}
 	f := s.Spec.Records[RecordMtimes]
-	if f == "" || !s.FS.Exists(f) {
+	if f == "" || !s.present(f) {
 		return nil
 	}
 	data, err := s.FS.ReadFile(f, snapfs.LimitText)
@@ -741,6 +745,7 @@ func (s *Snapshot) loadLogs() error {
 		if err != nil {
 			return err
 		}
+		s.noteEmpty(lg.Glob, files, "logs")
 		for _, f := range files {
 			data, err := s.FS.ReadFile(f, snapfs.LimitResults)
 			if err != nil {
@@ -751,25 +756,27 @@ func (s *Snapshot) loadLogs() error {
 				s.note(f+"\x00utf8", Note{File: f, Msg: "invalid UTF-8 replaced by U+FFFD before parsing"})
 			}
 			name := strings.TrimSuffix(path.Base(f), path.Ext(f))
-			r := &Run{Name: name, File: f, Tail: string(data), Source: f, Index: len(s.Runs), Line: 1,
-				Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{}}
+			// The log is read here once, to check it and recognise its
+			// program, and again whenever a rule asks for its text (Run.Text):
+			// a snapshot of many large logs is never held in memory at once.
+			r := &Run{Name: name, File: f, Source: f, Index: len(s.Runs), Line: 1,
+				Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{},
+				fsys: s.FS, textFile: f}
 			if j := s.Run(name); j != nil {
 				return &Error{File: f, Msg: fmt.Sprintf("duplicate run name %q (also %s line %d)", name, j.File, j.Line)}
 			}
 			side := strings.TrimSuffix(f, path.Ext(f)) + lg.Sidecar
-			if s.FS.Exists(side) {
+			if s.present(side) {
 				if err := s.readSidecar(r, side, lg.Fields); err != nil {
 					return err
 				}
-			} else {
-				r.CarriedOver = false
 			}
 			if len(r.Cmd) > 0 {
 				r.Parser, _ = s.Spec.ParserFor(r.Cmd[0])
 			} else {
-				r.Parser = sniffParser(r.Tail)
+				r.Parser = sniffParser(string(data))
 			}
-			s.Runs = append(s.Runs, r)
+			s.addRun(r)
 		}
 	}
 	return nil
@@ -778,16 +785,19 @@ func (s *Snapshot) loadLogs() error {
 // sniffParser guesses the program of a log with no recorded argv from the
 // lines only llama.cpp prints; "" when nothing is recognised.
 func sniffParser(text string) string {
+	// Most specific first: llama-perplexity and llama-server also print the
+	// perf summary every llama.cpp program prints.
+	switch {
+	case strings.Contains(text, "Final estimate: PPL"), strings.Contains(text, "KL-divergence statistics"),
+		strings.Contains(text, "====== Perplexity statistics"):
+		return checkout.ParserPerplexity
+	case strings.Contains(text, "print_timings:") && strings.Contains(text, "slot"):
+		return checkout.ParserServer
+	}
 	for _, marker := range []string{"llama_perf_context_print:", "llama_print_timings:", "common_perf_print:", "llama_perf_print:", "llama_model_loader:", "llm_load_print_meta:"} {
 		if strings.Contains(text, marker) {
 			return checkout.ParserLlamaCpp
 		}
-	}
-	if strings.Contains(text, "Final estimate: PPL") || strings.Contains(text, "KL-divergence statistics") {
-		return checkout.ParserPerplexity
-	}
-	if strings.Contains(text, "print_timings:") {
-		return checkout.ParserServer
 	}
 	return ""
 }
@@ -842,6 +852,7 @@ func (s *Snapshot) loadBench() error {
 		if err != nil {
 			return err
 		}
+		s.noteEmpty(g, files, "bench")
 		for _, f := range files {
 			data, err := s.FS.ReadFile(f, snapfs.LimitResults)
 			if err != nil {
@@ -854,7 +865,7 @@ func (s *Snapshot) loadBench() error {
 			if j := s.Run(name); j != nil {
 				return &Error{File: f, Msg: fmt.Sprintf("duplicate run name %q (also %s line %d)", name, j.File, j.Line)}
 			}
-			s.Runs = append(s.Runs, &Run{Name: name, File: f, Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench,
+			s.addRun(&Run{Name: name, File: f, Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench,
 				Tail: string(data), Source: f, Index: len(s.Runs), Line: 1, Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{}})
 		}
 	}
@@ -912,7 +923,7 @@ func (s *Snapshot) readRecord(rel string) (*Record, error) {
 		return rec, err
 	}
 	side := strings.TrimSuffix(rel, path.Ext(rel)) + ".json"
-	if !s.FS.Exists(side) {
+	if !s.present(side) {
 		return rec, nil
 	}
 	r := &Run{Name: rec.Name, Extra: map[string]string{}}
@@ -993,4 +1004,25 @@ func parseRecord(rel string, data []byte) (*Record, error) {
 		rec.Env = map[string]string{}
 	}
 	return rec, nil
+}
+
+// present reports whether an optional input is there; one that is there but
+// refused (a link outside the root, unreadable) is remembered as the
+// loader's error, returned by LoadSpec, rather than skipped.
+func (s *Snapshot) present(rel string) bool {
+	ok, err := s.FS.Present(rel)
+	if err != nil && s.loadErr == nil {
+		s.loadErr = err
+	}
+	return ok
+}
+
+// noteEmpty notes a glob the checkout's spec file declared that matches no
+// file: a typo there would otherwise drop every run silently. The defaults'
+// globs (no spec file) may match nothing.
+func (s *Snapshot) noteEmpty(glob string, matched []string, key string) {
+	if len(matched) > 0 || s.Spec.Path == "" {
+		return
+	}
+	s.note(key+"\x00"+glob, Note{File: s.Spec.Path, Msg: fmt.Sprintf("%s: %s matches no file", key, glob)})
 }

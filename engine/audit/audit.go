@@ -83,7 +83,10 @@ func (s Selection) Names() []string {
 }
 
 // RuleInfo is one rule for -list: its name and one line.
-type RuleInfo struct{ Name, Doc string }
+type RuleInfo struct {
+	Name string `json:"name"`
+	Doc  string `json:"doc"`
+}
 
 // Rules returns every rule, sorted by name.
 func Rules() []RuleInfo {

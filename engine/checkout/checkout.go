@@ -31,7 +31,8 @@
 //	  "ids": {"plan.range": "F13", "compare.unlike/threads": "F17"},
 //	  "rules": {"parity": {"configs": [{"name": "K=512", "key": "k512", "tolerance": 1e-6}],
 //	                       "mode_env": "STRATA_METAL_MATH", "default_mode": "default",
-//	                       "modes": ["default", "fast"], "repeats": 3}}
+//	                       "modes": ["default", "fast"], "repeats": 3}},
+//	  "sources": [{"glob": "scripts/**", "language": "python"}]  // source files; language by extension when omitted
 //	}
 //
 // Every key is optional; an unknown key is an error naming its line, as is
@@ -52,6 +53,7 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/snapfs"
+	"github.com/strataspec/strataspec/engine/source"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -73,6 +75,9 @@ type Spec struct {
 	Formats  map[string][]LinePattern   `json:"formats,omitempty"`
 	IDs      map[string]string          `json:"ids,omitempty"`
 	Rules    map[string]json.RawMessage `json:"rules,omitempty"`
+	// Sources are the checkout's source files (globs), read by the code
+	// rules; with none, the files the runs' provenance records.
+	Sources []SourceGlob `json:"sources,omitempty"`
 
 	data     []byte
 	lines    []int // offsets of line starts in the spec file
@@ -114,6 +119,14 @@ type Logs struct {
 	Glob    string `json:"glob"`
 	Sidecar string `json:"sidecar,omitempty"`
 	Fields  Fields `json:"fields,omitzero"`
+}
+
+// SourceGlob names source files: a glob (with "**") and their language
+// ("python" or "c"; by extension when empty). Files of no known language
+// that the glob matches are left out.
+type SourceGlob struct {
+	Glob     string `json:"glob"`
+	Language string `json:"language,omitempty"`
 }
 
 // Program maps argv[0] to a parser. Match is a glob on argv[0]'s base name
@@ -339,6 +352,14 @@ func (s *Spec) validate(data []byte) error {
 			s.compiled[name] = append(s.compiled[name], cp)
 		}
 	}
+	for _, g := range s.Sources {
+		if !relative(g.Glob) {
+			return errf(g.Glob, "sources: glob %q must be a relative path inside the checkout", g.Glob)
+		}
+		if g.Language != "" && !slices.Contains(source.Langs(), source.Lang(g.Language)) {
+			return errf(g.Language, "sources: unknown language %q (known: python, c)", g.Language)
+		}
+	}
 	for k, id := range s.IDs {
 		if k == "" || id == "" {
 			return errf(id, "ids: empty rule or id")
@@ -460,7 +481,11 @@ func (s *Spec) ID(rule, check string) string {
 // Load reads the checkout's spec file through fsys, or returns the
 // defaults when it has none.
 func Load(fsys *snapfs.FS) (*Spec, error) {
-	if !fsys.Exists(File) {
+	ok, err := fsys.Present(File)
+	if err != nil {
+		return nil, err // a spec file linked outside the root is refused, not ignored
+	}
+	if !ok {
 		return Default(), nil
 	}
 	data, err := fsys.ReadFile(File, snapfs.LimitText)

@@ -29,6 +29,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad regexp", "{\"formats\": {\"f\": [\n{\"pattern\": \"(\", \"metrics\": {}}]}}", 2, "bad pattern"},
 		{"pattern without group", "{\"formats\": {\"f\": [\n{\"pattern\": \"x\", \"metrics\": {\"g\": {\"name\": \"m\"}}}]}}", 2, `no group named "g"`},
 		{"trailing data", "{}\n{}", 2, "unexpected data"},
+		{"source language", "{\"sources\": [\n{\"glob\": \"src/**\", \"language\": \"cobol\"}]}", 2, `unknown language "cobol"`},
+		{"source outside", "{\"sources\": [\n{\"glob\": \"../src/**\"}]}", 2, "relative path inside the checkout"},
 	}
 	for _, tt := range tests {
 		_, err := Parse("strataspec.json", []byte(tt.data))

@@ -53,6 +53,9 @@ type Binding struct {
 	// Notes holds, for a Mismatch, the reasons that are not a different
 	// value: a unit that differs, a quote more precise than its source.
 	Notes []string
+	// Significance is the test of a compared pair with samples (see
+	// significance.go); nil when the row compares no sampled metrics.
+	Significance *Significance
 }
 
 // Unbound is a number in a claim section that no row binds.
@@ -353,6 +356,9 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 				b.Status, b.Msg = BadSource, fmt.Sprintf("%s: source of %q (claims row %s:%d) cannot be read: %v", r.place, row.Quote, t.File, row.Line, evalErr)
 			default:
 				compare(&b, vals, srcs, env)
+				if b.Status == Match {
+					checkSignificance(env, &b, vals, t.File) // significance.go
+				}
 			}
 			if b.Status == Match {
 				var missing, empty []string

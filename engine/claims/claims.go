@@ -6,10 +6,10 @@
 //	section §7.1 #5                       a claim section: every number in it must be bound
 //	skip §1.3                             a section declared not claims (design targets): its numbers are counted, not listed as ungated;
 //	                                      a skip may carve a part out of a claim section, never cover a whole one
-//	set q2_0 = strata_q2_0_* strata_metal_optimized_*   a named run set (globs over run names)
+//	set q2 = engine_q2_* engine_opt_*     a named run set (globs over run names)
 //	const page = 16 KiB                   a declared constant (value and unit)
-//	§7.1 #5 | 3,194.19 ms | strata_q2_0_moce085_prefill_1024tok:prefill_ms
-//	§7.1 #5 | 3.66–6.44 GB/s | range(@q2_0:fill_gb_s) | id=F13
+//	§7.1 #5 | 3,194.19 ms | engine_q2_prefill_1024tok:prefill_ms
+//	§7.1 #5 | 3.66–6.44 GB/s | range(@q2:fill_gb_s) | id=F13
 //	§7.1 #5 | 82.17 + 9.38 % | RUN:hit_arena_pct ; RUN:hit_ra_pct | id=F08
 //	§7.1 #5 | 9.51 → 13.52 tok/s | A:decode_tok_s ; B:decode_tok_s | caveat=decode-pair-n1
 //
@@ -48,7 +48,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"strconv"
@@ -152,15 +151,6 @@ func (t *Table) Err() error {
 		errs = append(errs, fmt.Errorf("%s: and %d %s", t.File, rest, more))
 	}
 	return errors.Join(errs...)
-}
-
-// Load reads and parses the claims table at file.
-func Load(file string) (*Table, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("claims: %w", err)
-	}
-	return Parse(file, b), nil
 }
 
 var (

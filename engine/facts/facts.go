@@ -80,7 +80,8 @@ func Get[T any](s *Set, k *Key[T]) (T, error) {
 		var zero T
 		return zero, e.err
 	}
-	return e.v.(T), nil
+	v, _ := e.v.(T) // a nil value of an interface type asserts to the zero T
+	return v, nil
 }
 
 // Put sets the fact k of s to v, as if it had been read: for a caller that

@@ -55,12 +55,17 @@ var Gate = NewKey("plan check", func(s *Set) (*PlanCheck, error) {
 	}
 	env := &claims.Env{Metrics: make(map[string]*tail.Metrics, len(runs)+len(recs)), Table: t}
 	// the tails, for code spans in the plan that quote a tail line
-	tails := make(map[string]string, len(s.Snap.Runs)+len(s.Snap.Parity))
-	env.Tail = func(run string) string { return tails[run] }
+	tails := make(map[string]string, len(s.Snap.Parity))
+	env.Tail = func(run string) string {
+		if r := s.Snap.Run(run); r != nil {
+			t, _ := r.Text() // read when a code span asks; an unreadable one quotes nothing
+			return t
+		}
+		return tails[run]
+	}
 	for _, r := range s.Snap.Runs {
 		env.Names = append(env.Names, r.Name)
 		env.Metrics[r.Name] = runs[r.Name]
-		tails[r.Name] = r.Tail
 	}
 	for _, rec := range s.Snap.Parity {
 		env.Names = append(env.Names, rec.File)

@@ -1,8 +1,21 @@
-// Package llamacpp reads the performance summaries that llama.cpp's programs
-// print at the end of a run, in every generation of their format, from a
-// run's raw output tail.
+// Package llamacpp reads what llama.cpp's programs print about speed and
+// quality, in every generation of their formats, from a run's raw output:
 //
-// # Formats
+//	Program       which program an argv[0] runs (main, llama-cli, server, …)
+//	ParseProgram  a tail of a known program, with that program's parsers
+//	Parse         the performance summaries (llamacpp.go)
+//	ParseBench    llama-bench's markdown, JSON, JSONL and CSV (bench.go)
+//	ParsePerplexity  llama-perplexity's chunks, final estimate, KLD blocks (perplexity.go)
+//	ParseServer   llama-server's timing logs and timings objects (server.go)
+//
+// Every parser is a pure function of a source name and the text; none opens
+// a file. A line that starts like one of these outputs and does not read is
+// an error naming the line, never skipped; a known program's tail with no
+// metric at all is an error too (ParseProgram, NoMetric). Real outputs of
+// every generation are in testdata/corpus, each with the golden of its
+// parse.
+//
+// # Summary formats
 //
 // A summary line is "<prefix>: <label> = <value> <unit> [/ <count> <word>]
 // [(<ms> ms per token[, <rate> tokens per second])]", where the prefix names
@@ -11,6 +24,8 @@
 //   - llama_print_timings: (2023 to mid 2024): load, sample, prompt eval,
 //     eval and total time; the earliest builds print "ms per run" and no
 //     tokens per second, later ones add "/ N tokens" to the total.
+//   - llama_perf_print: (a few builds of September 2024, around b3738 to
+//     b3780): the same lines as the next, under one prefix.
 //   - llama_perf_sampler_print: and llama_perf_context_print: (from
 //     September 2024): "sampling time" with runs, load, prompt eval, eval,
 //     total time and, in later builds, "graphs reused".
@@ -75,6 +90,7 @@ import (
 // Prefixes of the summary lines, one per printing function.
 const (
 	PrefixPrintTimings = "llama_print_timings:"
+	PrefixPerfPrint    = "llama_perf_print:"
 	PrefixContextPrint = "llama_perf_context_print:"
 	PrefixSamplerPrint = "llama_perf_sampler_print:"
 	PrefixCommonPerf   = "common_perf_print:"
@@ -89,6 +105,7 @@ var prefixes = []struct {
 	off  int
 }{
 	{PrefixPrintTimings, strings.Index(PrefixPrintTimings, "_print")},
+	{PrefixPerfPrint, strings.Index(PrefixPerfPrint, "_print")},
 	{PrefixContextPrint, strings.Index(PrefixContextPrint, "_print")},
 	{PrefixSamplerPrint, strings.Index(PrefixSamplerPrint, "_print")},
 	{PrefixCommonPerf, strings.Index(PrefixCommonPerf, "_print")},
@@ -182,6 +199,8 @@ var timed = map[string]struct{ count, perTok, rate string }{
 	"samplers time":    {"sample", "sample", "sample"},
 	"prompt eval time": {"prompt_eval", "prompt", "prompt"},
 	"eval time":        {"eval", "eval", "eval"},
+	// the server's per-request timing (print_timings) of 2024
+	"generation eval time": {"eval", "eval", "eval"},
 }
 
 // summary parses the part of a summary line after its prefix:
@@ -203,7 +222,7 @@ func (p *parser) summary(n int, s string) {
 		if ok {
 			p.add(n, "load_ms", v, "ms")
 		}
-	case "sample time", "sampling time", "samplers time", "prompt eval time", "eval time":
+	case "sample time", "sampling time", "samplers time", "prompt eval time", "eval time", "generation eval time":
 		v, ok := p.value(n, &sc, label, "ms")
 		if !ok {
 			return
@@ -393,7 +412,7 @@ func (p *parser) cli(n int, s string) {
 // parseNumber parses a printed number, including C's "-nan" and a decimal
 // comma ("285,92"), keeping the printed text.
 func parseNumber(tok string) (num.Number, error) {
-	if n, ok := plainDecimal(tok); ok {
+	if n, ok := tail.PlainDecimal(tok); ok {
 		return n, nil
 	}
 	switch strings.ToLower(tok) {
@@ -414,34 +433,6 @@ func parseNumber(tok string) (num.Number, error) {
 		return v, fmt.Errorf("cannot read %q as a number", tok)
 	}
 	return v, nil
-}
-
-// plainDecimal parses the common case, digits with at most one '.', without
-// the general parser's allocations.
-func plainDecimal(tok string) (num.Number, bool) {
-	dot, digits := -1, 0
-	for i := 0; i < len(tok); i++ {
-		switch c := tok[i]; {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.' && dot < 0:
-			dot = i
-		default:
-			return num.Number{}, false
-		}
-	}
-	if digits == 0 {
-		return num.Number{}, false
-	}
-	v, err := strconv.ParseFloat(tok, 64)
-	if err != nil {
-		return num.Number{}, false
-	}
-	n := num.Number{Value: v, Text: tok}
-	if dot >= 0 {
-		n.Decimals = len(tok) - dot - 1
-	}
-	return n, true
 }
 
 // scanner splits the value part of a timing line into space-separated words.

@@ -4,8 +4,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/strataspec/strataspec/engine/num"
 )
 
 // Samples in the formats of each llama.cpp generation. The layouts follow
@@ -242,22 +240,6 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
-}
-
-// The fast path for plain decimals must agree with num.Parse.
-func TestPlainDecimalAgreesWithNum(t *testing.T) {
-	for _, tok := range []string{"0", "0.00", "1264", "38.11", "10869.57", "1.", ".5", "007.10"} {
-		got, ok := plainDecimal(tok)
-		want, err := num.Parse(tok)
-		if !ok || err != nil || got != want {
-			t.Errorf("plainDecimal(%q) = %+v, %v; want %+v (num.Parse err %v)", tok, got, ok, want, err)
-		}
-	}
-	for _, tok := range []string{"", ".", "1.2.3", "-1", "1e3", "inf", "1,234"} {
-		if _, ok := plainDecimal(tok); ok {
-			t.Errorf("plainDecimal(%q) ok; want the general parser", tok)
-		}
-	}
 }
 
 func TestPromptEcho(t *testing.T) {

@@ -10,7 +10,6 @@ package plan
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 	"unicode/utf8"
 )
@@ -123,15 +122,6 @@ type Error struct {
 
 // Error returns "file:line: message".
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
-
-// Load reads and parses the plan at path.
-func Load(path string) (*Doc, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("plan: %w", err)
-	}
-	return Parse(path, b), nil
-}
 
 // Parse parses plan text. It never fails: CRLF and lone CR line endings are
 // accepted, a leading UTF-8 byte order mark is dropped (with a note), and a line that is not valid UTF-8 is kept (invalid bytes

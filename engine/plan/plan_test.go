@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -215,22 +216,12 @@ func TestParseEmptyAndOdd(t *testing.T) {
 	}
 }
 
-func TestLoadMissing(t *testing.T) {
-	_, err := Load(filepath.Join(t.TempDir(), "PLAN.md"))
-	if err == nil || !strings.Contains(err.Error(), "PLAN.md") {
-		t.Errorf("Load(missing) error = %v; want one naming PLAN.md", err)
-	}
-}
-
 // TestFixturePlans reads the two fixture plans and checks the places the
 // audit names: the 9 unsourced numbers of v3 on §7.1 #5 lines 577–581.
 func TestFixturePlans(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..", "fixtures")
-	d, err := Load(filepath.Join(root, "m5-v3", "PLAN.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := load(t, filepath.Join(root, "m5-v3", "PLAN.md"))
 	want := map[int][]string{
 		577: {"6.39–6.44 GB/s", "6.82–7.07 GB/s", "0.5 s"},
 		580: {"43-tok", "69.43 + 7.89 %", "77.32 %"},
@@ -250,10 +241,7 @@ func TestFixturePlans(t *testing.T) {
 	if len(d.Errors) != 0 || len(d.Caveats) != 0 {
 		t.Errorf("m5-v3: errors %v, caveats %d; want none", d.Errors, len(d.Caveats))
 	}
-	m5, err := Load(filepath.Join(root, "m5", "PLAN.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m5 := load(t, filepath.Join(root, "m5", "PLAN.md"))
 	for _, c := range []struct{ id, place string }{
 		{"llama-patched-decoded-nothing", "§2.7.A #29"},
 		{"llama-binary-mode", "§2.7.A #29"},
@@ -425,4 +413,13 @@ func TestBOM(t *testing.T) {
 	if d := Parse("PLAN.md", []byte("# 1 Intro\n")); len(d.Notes) != 0 {
 		t.Errorf("Parse without a BOM: notes %q; want none", d.Notes)
 	}
+}
+
+func load(t *testing.T, path string) *Doc {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Parse("PLAN.md", b)
 }

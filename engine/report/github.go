@@ -8,14 +8,17 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
-// ghEscapeData escapes an annotation message as the workflow command syntax requires.
+// ghEscapeData escapes an annotation message as the workflow command syntax
+// requires, after clean has written control characters (ESC, which the
+// Actions log would render as a terminal sequence), bidirectional overrides
+// and line breaks taken from the snapshot as visible escapes.
 func ghEscapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(clean(s))
 }
 
-// ghEscapeProperty escapes an annotation property value.
+// ghEscapeProperty escapes an annotation property value the same way.
 func ghEscapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(clean(s))
 }
 
 // writeGitHub prints one workflow annotation per fail (::error) and warn

@@ -35,3 +35,24 @@ func TestGitHub(t *testing.T) {
 		}
 	}
 }
+
+// TestGitHubEscapesControls: text from a snapshot reaches the Actions log
+// with no raw escape sequence, bidirectional override or line break.
+func TestGitHubEscapesControls(t *testing.T) {
+	f := finding.Finding{Rule: "plan.unsourced", Severity: finding.Fail, File: "PLAN.md", Line: 3,
+		Quote: "x\x1b[2Jy\u202eevil", Message: "m\nverdict: PASS"}
+	var b strings.Builder
+	r := New("root", []string{"plan.unsourced"}, []finding.Finding{f})
+	if err := r.Write(&b, "github"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, bad := range []string{"\x1b", "\u202e", "\nverdict: PASS"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("github output holds %q raw:\n%s", bad, out)
+		}
+	}
+	if !strings.Contains(out, `\x1b[2Jy\u202eevil`) {
+		t.Errorf("github output does not show the escaped quote:\n%s", out)
+	}
+}

@@ -28,7 +28,9 @@ func (r *Report) writeMarkdown(w io.Writer, o Options) error {
 	}
 	writeSections(ew, d, sections{
 		failsHead: "\n## Fails\n",
-		groupHead: func(g group) string { return fmt.Sprintf("\n### %s (%d)\n\n", mdText(familyTitle(g.Family)), len(g.Entries)) },
+		groupHead: func(g group) string {
+			return fmt.Sprintf("\n### %s (%d)\n\n", mdText(familyTitle(g.Family)), len(g.Entries))
+		},
 		warnsHead: func(n int) string { return fmt.Sprintf("\n## Warnings (%d)\n\n", n) },
 		fixesHead: "\n## What to fix\n\n",
 		item:      func(s string) string { return "- " + s + "\n" },

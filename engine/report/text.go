@@ -43,7 +43,9 @@ func (r *Report) writeText(w io.Writer, o Options) error {
 		writeColumns(ew, "  ", rows)
 	}
 	writeSections(ew, d, sections{
-		groupHead: func(g group) string { return fmt.Sprintf("%s: %d fail\n", clean(familyTitle(g.Family)), len(g.Entries)) },
+		groupHead: func(g group) string {
+			return fmt.Sprintf("%s: %d fail\n", clean(familyTitle(g.Family)), len(g.Entries))
+		},
 		warnsHead: func(n int) string { return fmt.Sprintf("warnings: %d\n", n) },
 		fixesHead: "\nwhat to fix:\n",
 		item:      func(s string) string { return "  " + s + "\n" },

@@ -191,7 +191,8 @@ func relation(a, b []byte) string {
 // file the run read is gone: then any archived file that holds the echo
 // stands for it). It returns false when the tail has no echo.
 func checkEcho(r *archive.Run, name string, read fileFacts, archName string, archived map[string]fileFacts, names []string) (finding.Finding, bool) {
-	region, line := llamacpp.PromptEcho(r.Tail)
+	text, _ := r.Text() // an unreadable output is reported by runs.parse
+	region, line := llamacpp.PromptEcho(text)
 	if region == "" {
 		return finding.Finding{}, false
 	}

@@ -8,22 +8,17 @@
 // are one walk: Make lists the buffers, the sizing path (Buffers) records what
 // it lists and the planning path (Need) sums it, so they cannot disagree.
 //
-// # What is the audit's and what is a model
+// # What is measured and what is a model
 //
-// The audit gives two terms and one total:
-//   - p.R + p.emb = C × (4·d + d) × 4 B, 0.052 GB for C = 1,024, d = 2,560
-//     (R is 4·d float32 per row, emb d float32 per row);
-//   - prompt_gemm_need_bytes() = 1.3586 GB for C = 1,024, 4,224 KV cells,
-//     PLE on, flash attention (logged as 1.36 GB).
-//
-// It does not give the other terms. This package models them as one term,
-// "rows": the GEMM's row count rounded up to whole tiles of TM rows, times a
-// per-row byte count (Config.RowBytes). RowBytes in M5() is fitted so that the
-// total is 1.3586 GB at the audit's one configuration; it is a model fitted to
-// one figure, not a measurement. The model's need for any other configuration
-// is not a claim about the engine, and the model has no term for KV cells, PLE
-// or flash attention (recorded in Config, unused), because the audit does not
-// say how they enter the need.
+// Two terms are the engine's: p.R + p.emb = C × (4·d + d) × 4 B (R is 4·d
+// float32 per row, emb d float32 per row). The other terms are modelled as
+// one term, "rows": the GEMM's row count rounded up to whole tiles of TM
+// rows, times a per-row byte count (Config.RowBytes). A checkout gives the
+// configuration its runs were sized at, RowBytes included, as spec data
+// (rules.scratch.need in strataspec.json); where RowBytes is fitted to one
+// logged figure, the spec says so, and the model's need for any other
+// configuration is not a claim about the engine. The model has no term for
+// KV cells, PLE or flash attention (recorded in Config, unused).
 package scratch
 
 import (
@@ -57,9 +52,13 @@ const FloatBytes = 4
 // TMDefault is the engine's default row tile, p.TM.
 const TMDefault = 16
 
-// M5 returns the configuration of the audited runs: C = 1,024, d = 2,560,
-// TM = 16, 4,224 KV cells, PLE on, flash. RowBytes is fitted so that
-// Need(M5()) = 1,358,600,192 B, which prints as the audit's 1.3586 GB.
+// M5 returns the configuration of the fixtures' runs: C = 1,024, d = 2,560,
+// TM = 16, 4,224 KV cells, PLE on, flash, and their fitted RowBytes.
+//
+// Deprecated: the configuration is the fixtures' spec data
+// (rules.scratch.need, rules.memory.scratch); M5 stays only for
+// spec/invariants_test.go and this package's tests, until they read the
+// spec.
 func M5() Config {
 	return Config{C: 1024, D: 2560, TM: TMDefault, RowBytes: 1275558, Cells: 4224, PLE: true, Flash: true}
 }

@@ -123,8 +123,25 @@ func (f *FS) Stat(rel string) (fs.FileInfo, error) {
 	return st, nil
 }
 
-// Exists reports whether rel names something inside the root. A path
-// outside the root does not exist for the audit.
+// Present reports whether rel names something inside the root: false with
+// no error only when nothing is there. A path that leads outside the root (a
+// symbolic link out, "..") or cannot be examined is an error, so a reader
+// that treats a missing input as optional does not silently skip one that
+// is present but refused.
+func (f *FS) Present(rel string) (bool, error) {
+	_, err := f.Stat(rel)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrOutside):
+		return false, nil
+	}
+	return false, err
+}
+
+// Exists reports whether rel names something readable inside the root. A
+// path outside the root does not exist for the audit; readers of optional
+// inputs use Present, which tells the two apart.
 func (f *FS) Exists(rel string) bool {
 	_, err := f.Stat(rel)
 	return err == nil

@@ -30,3 +30,15 @@ func BenchmarkParseStrataTail(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseRunner parses about 1 MB of tails for the runner's lines,
+// which every llama.cpp run's tail is read for.
+func BenchmarkParseRunner(b *testing.B) {
+	text := strings.Repeat(speedTail, 1<<20/len(speedTail))
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if ms := tail.ParseRunner("bench", text); len(ms.List) == 0 {
+			b.Fatal("no runner metric")
+		}
+	}
+}

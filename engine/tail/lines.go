@@ -3,6 +3,7 @@ package tail
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -25,10 +26,14 @@ type field struct {
 }
 
 // lineRule reads one kind of line: every line starting with prefix must
-// match re, whose groups are the fields, in order.
+// match the pattern pat, whose numbers (%n) are the fields, in order. pat
+// is compiled to a template (no regexp at parse time) and, for the test
+// that holds the two to agreement, to a regexp.
 type lineRule struct {
 	key    string // what the required-line check calls it
 	prefix string
+	pat    string
+	tpl    *template
 	re     *regexp.Regexp
 	fields []field
 	// skip reports lines that carry the prefix but are not this rule's
@@ -51,9 +56,17 @@ func newRuleSet(rules ...[]lineRule) *ruleSet {
 	for _, list := range rules {
 		rs.rules = append(rs.rules, list...)
 	}
-	for i, ru := range rs.rules {
+	if len(rs.rules) > maxRules {
+		panic(fmt.Sprintf("tail: %d line rules in one set; at most %d", len(rs.rules), maxRules))
+	}
+	for i := range rs.rules {
+		ru := &rs.rules[i]
 		if ru.prefix == "" {
 			panic("tail: line rule " + ru.key + " has no prefix")
+		}
+		ru.tpl, ru.re = compileTemplate(ru.pat), pattern(ru.pat)
+		if ru.tpl.ncap != len(ru.fields) {
+			panic(fmt.Sprintf("tail: line rule %s has %d numbers and %d fields", ru.key, ru.tpl.ncap, len(ru.fields)))
 		}
 		rs.byFirst[ru.prefix[0]] = append(rs.byFirst[ru.prefix[0]], i)
 	}
@@ -64,10 +77,32 @@ func newRuleSet(rules ...[]lineRule) *ruleSet {
 type reader struct {
 	ms   *Metrics
 	seen map[string]int // rule key → first line it matched
+	caps [16]string     // a template match's numbers
+	// marked[i] says rule i of markedSet is in seen already: the map is
+	// consulted once per rule, not once per line.
+	marked    [maxRules]bool
+	markedSet *ruleSet
+}
+
+// maxRules bounds a rule set's size (the reader marks rules in an array).
+const maxRules = 64
+
+// mark records the first line rule i of rs matched.
+func (r *reader) mark(rs *ruleSet, i, n int) {
+	if r.markedSet != rs {
+		r.markedSet, r.marked = rs, [maxRules]bool{}
+	}
+	if r.marked[i] {
+		return
+	}
+	r.marked[i] = true
+	if _, ok := r.seen[rs.rules[i].key]; !ok {
+		r.seen[rs.rules[i].key] = n
+	}
 }
 
 func newReader(source string) *reader {
-	return &reader{ms: &Metrics{Source: source}, seen: map[string]int{}}
+	return &reader{ms: &Metrics{Source: source}, seen: make(map[string]int, 16)}
 }
 
 func (r *reader) errorf(line int, format string, args ...any) {
@@ -77,6 +112,7 @@ func (r *reader) errorf(line int, format string, args ...any) {
 // lines calls f with each line (without its line ending) and its 1-based
 // number. A line that is not valid UTF-8 is reported and skipped.
 func (r *reader) lines(text string, f func(n int, line string)) {
+	valid := utf8.ValidString(text) // then no line needs checking
 	n := 0
 	for len(text) > 0 {
 		n++
@@ -87,7 +123,7 @@ func (r *reader) lines(text string, f func(n int, line string)) {
 			text = ""
 		}
 		line = strings.TrimSuffix(line, "\r")
-		if !utf8.ValidString(line) {
+		if !valid && !utf8.ValidString(line) {
 			r.errorf(n, "invalid UTF-8 at byte %d of the line", invalidAt(line))
 			continue
 		}
@@ -120,22 +156,17 @@ func (r *reader) apply(rs *ruleSet, n int, trimmed string) bool {
 		if ru.skip != nil && ru.skip(trimmed) {
 			return true
 		}
-		m := ru.re.FindStringSubmatch(trimmed)
-		if m == nil {
+		if !ru.tpl.match(trimmed, r.caps[:]) {
 			r.errorf(n, "malformed %q line: %q", ru.key, clip(trimmed))
-			if _, ok := r.seen[ru.key]; !ok {
-				r.seen[ru.key] = n // reported once, not again as missing
-			}
+			r.mark(rs, i, n) // reported once, not again as missing
 			return true
 		}
-		if _, ok := r.seen[ru.key]; !ok {
-			r.seen[ru.key] = n
-		}
+		r.mark(rs, i, n)
 		for j, fd := range ru.fields {
 			if fd.name == "" {
 				continue
 			}
-			r.add(n, fd.name, m[j+1], fd.unit)
+			r.add(n, fd.name, r.caps[j], fd.unit)
 		}
 		return true
 	}
@@ -144,7 +175,11 @@ func (r *reader) apply(rs *ruleSet, n int, trimmed string) bool {
 
 // add parses text as a number and records it.
 func (r *reader) add(line int, name, text, unit string) {
-	v, err := num.Parse(text)
+	v, ok := PlainDecimal(text)
+	var err error
+	if !ok {
+		v, err = num.Parse(text)
+	}
 	if err != nil {
 		r.errorf(line, "%s: %v", name, err)
 		return
@@ -166,4 +201,34 @@ func clip(s string) string {
 		return s[:120] + "…"
 	}
 	return s
+}
+
+// PlainDecimal parses the common case of a printed number, an optional sign,
+// digits and at most one '.', without num.Parse's general path; it returns
+// what num.Parse returns for such text, and false for any other text.
+func PlainDecimal(text string) (num.Number, bool) {
+	dot, digits := -1, 0
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && dot < 0:
+			dot = i
+		case (c == '-' || c == '+') && i == 0:
+		default:
+			return num.Number{}, false
+		}
+	}
+	if digits == 0 {
+		return num.Number{}, false
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return num.Number{}, false
+	}
+	n := num.Number{Value: v, Text: text}
+	if dot >= 0 {
+		n.Decimals = len(text) - dot - 1
+	}
+	return n, true
 }

@@ -6,6 +6,7 @@ package tail
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/strataspec/strataspec/engine/num"
 )
@@ -16,6 +17,43 @@ type Metric struct {
 	Num  num.Number // value and printed text
 	Unit string     // unit as printed: "ms", "tok/s", "GB", "%", ...
 	Line int        // 1-based line in the tail
+	// Detail holds what a value summarizing several measurements carries
+	// (a llama-bench row); nil for a single reading. It is a pointer so that
+	// the common metric stays small: a strata log yields millions.
+	Detail *Detail
+}
+
+// Detail is the repetitions and the configuration behind a metric.
+type Detail struct {
+	// Samples are the repeated measurements the value summarizes
+	// (llama-bench's samples_ts), in the order printed; nil when not printed.
+	Samples []float64
+	// Config is the configuration the value was measured under, as printed
+	// (every field of a llama-bench row that is not a result).
+	Config []Field
+}
+
+// Samples returns the metric's repeated measurements, nil for none.
+func (m Metric) Samples() []float64 {
+	if m.Detail == nil {
+		return nil
+	}
+	return m.Detail.Samples
+}
+
+// Config returns the configuration the metric was measured under, nil when
+// the tail prints none.
+func (m Metric) Config() []Field {
+	if m.Detail == nil {
+		return nil
+	}
+	return m.Detail.Config
+}
+
+// Field is one configuration field: a name and its value as printed.
+type Field struct {
+	Key   string
+	Value string
 }
 
 // Value returns the metric's value.
@@ -73,4 +111,23 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Detach copies every string the metrics hold out of the text they were
+// parsed from: a metric's printed text is a slice of its tail and would
+// keep the whole tail alive. Readers that let tails go (a log read again
+// when asked for) detach what they keep.
+func (ms *Metrics) Detach() {
+	for i := range ms.List {
+		m := &ms.List[i]
+		m.Name, m.Unit, m.Num.Text = strings.Clone(m.Name), strings.Clone(m.Unit), strings.Clone(m.Num.Text)
+		if d := m.Detail; d != nil {
+			for j := range d.Config {
+				d.Config[j].Key, d.Config[j].Value = strings.Clone(d.Config[j].Key), strings.Clone(d.Config[j].Value)
+			}
+		}
+	}
+	for _, e := range ms.Errors {
+		e.Msg = strings.Clone(e.Msg)
+	}
 }

@@ -80,7 +80,8 @@ var residencyRE = pattern(`.*mincore residency %n -> %n\b.*`)
 // line), "verdict_garbled" (1 when the verdict line is not exactly
 // "self-test: PASS" or "self-test: FAIL"), and "residency_before",
 // "residency_after" from a check that reports mincore residency. Header
-// lines ("# ") are skipped. Output without a verdict line has an Error.
+// lines ("# ") are skipped. Output without a verdict line has an Error;
+// output with neither a verdict nor a check has no counts either.
 func ParseSelfTest(source, text string) *Metrics {
 	r := newReader(source)
 	ok, failed, lastCheck := 0, 0, 0
@@ -116,7 +117,9 @@ func ParseSelfTest(source, text string) *Metrics {
 	if line == 0 {
 		line = lastCheck
 	}
-	r.add(line, "checks_ok", fmt.Sprint(ok), "")
-	r.add(line, "checks_failed", fmt.Sprint(failed), "")
+	if line > 0 { // output with no verdict and no check counts nothing
+		r.add(line, "checks_ok", fmt.Sprint(ok), "")
+		r.add(line, "checks_failed", fmt.Sprint(failed), "")
+	}
 	return r.ms
 }

@@ -1,6 +1,7 @@
 package tail_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -306,42 +307,102 @@ func FuzzParseStrata(f *testing.F) {
 	f.Add(speedTail)
 	f.Add(tfTail)
 	seeds(f, "strata")
-	f.Fuzz(func(t *testing.T, text string) { checkMetrics(t, tail.ParseStrata("f", text)) })
+	f.Fuzz(func(t *testing.T, text string) { checkParse(t, text, tail.ParseStrata, true) })
 }
 
 func FuzzParseRunner(f *testing.F) {
 	seeds(f, "runner")
 	f.Add("[runner] iostat: disk0 read 1,2,3 MB\n")
-	f.Fuzz(func(t *testing.T, text string) { checkMetrics(t, tail.ParseRunner("f", text)) })
+	f.Fuzz(func(t *testing.T, text string) { checkParse(t, text, tail.ParseRunner, true) })
 }
 
 func FuzzParseRouteParity(f *testing.F) {
 	f.Add(parityLog)
 	seeds(f, "parity")
-	f.Fuzz(func(t *testing.T, text string) { checkMetrics(t, tail.ParseRouteParity("f", text)) })
+	f.Fuzz(func(t *testing.T, text string) { checkParse(t, text, tail.ParseRouteParity, true) })
 }
 
 func FuzzParseSelfTest(f *testing.F) {
 	f.Add("self-test: PASS\n")
 	seeds(f, "selftest")
-	f.Fuzz(func(t *testing.T, text string) { checkMetrics(t, tail.ParseSelfTest("f", text)) })
+	f.Fuzz(func(t *testing.T, text string) { checkParse(t, text, tail.ParseSelfTest, false) })
 }
 
-// checkMetrics checks what holds for any input: metrics and errors name
-// lines inside the text, and errors name the source.
-func checkMetrics(t *testing.T, ms *tail.Metrics) {
+// TestParseProperties runs the fuzz properties over the fixture tails, so
+// that they hold on real input without -fuzz.
+func TestParseProperties(t *testing.T) {
+	s, err := archive.Load(snaptest.FixturePath("m5-v3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range s.Runs {
+		if r.Strata() {
+			checkParse(t, r.Tail, tail.ParseStrata, true)
+		}
+		checkParse(t, r.Tail, tail.ParseRunner, true)
+	}
+	for _, p := range s.Parity {
+		checkParse(t, p.Text, tail.ParseRouteParity, true)
+	}
+	checkParse(t, s.SelfTest.Text, tail.ParseSelfTest, false)
+}
+
+// lineCount is the number of lines a parser numbers in text: a final line
+// ending does not start another line.
+func lineCount(text string) int {
+	if text == "" {
+		return 0
+	}
+	return strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
+}
+
+// checkParse checks what holds for any input: every metric names a line
+// inside the text, every error names the source and a line inside the text
+// (or 0 for a line that is missing); and, where the format reads each
+// metric from its own line (reprint), parse → print → parse is stable: the
+// text's metric lines alone, printed again in order, parse to the same
+// metrics. The self-test's format does not allow it: its check counts are
+// totals over the ok/FAIL lines, reported on the verdict line.
+func checkParse(t *testing.T, text string, parse func(source, text string) *tail.Metrics, reprint bool) {
 	t.Helper()
+	ms := parse("f", text)
 	if ms == nil {
 		t.Fatal("nil metrics")
 	}
+	n := lineCount(text)
+	lines := strings.Split(text, "\n")
+	keep := map[int]bool{}
 	for _, m := range ms.List {
-		if m.Line < 0 || m.Name == "" {
-			t.Fatalf("bad metric %+v", m)
+		if m.Line < 1 || m.Line > n || m.Name == "" {
+			t.Fatalf("metric %+v: line outside 1–%d, or no name", m, n)
 		}
+		keep[m.Line] = true
 	}
 	for _, e := range ms.Errors {
-		if e.File != "f" || e.Line < 0 {
-			t.Fatalf("bad error %+v", e)
+		if e.File != "f" || e.Line < 0 || e.Line > n {
+			t.Fatalf("error %+v: not in f, or line outside 0–%d", e, n)
 		}
 	}
+	if !reprint {
+		return
+	}
+	var printed []string
+	for i, l := range lines {
+		if keep[i+1] {
+			printed = append(printed, l)
+		}
+	}
+	again := parse("f", strings.Join(printed, "\n"))
+	if got, want := metricTexts(again), metricTexts(ms); !slices.Equal(got, want) {
+		t.Fatalf("reparsing the %d metric lines gives\n%q\nwant\n%q", len(printed), got, want)
+	}
+}
+
+// metricTexts lists the metrics as "name=text unit", in order.
+func metricTexts(ms *tail.Metrics) []string {
+	var out []string
+	for _, m := range ms.List {
+		out = append(out, m.Name+"="+m.Num.Text+" "+m.Unit)
+	}
+	return out
 }

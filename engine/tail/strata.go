@@ -44,50 +44,50 @@ func notDigitAfter(prefix string) func(string) bool {
 }
 
 var strataRules = []lineRule{
-	{key: "model:", prefix: "model:", re: pattern(`model: \S+ dense %n GiB \(%n GB\).*`),
+	{key: "model:", prefix: "model:", pat: `model: \S+ dense %n GiB \(%n GB\).*`,
 		fields: []field{{"dense_gib", "GiB"}, {"dense_gb", "GB"}}},
-	{key: "experts:", prefix: "experts:", re: pattern(`experts: \S+ %n GiB, %n layers x %n experts = %n slices.*`),
+	{key: "experts:", prefix: "experts:", pat: `experts: \S+ %n GiB, %n layers x %n experts = %n slices.*`,
 		fields: []field{{"experts_gib", "GiB"}, {"n_layers", ""}, {"experts_per_layer", ""}, {"expert_slices", ""}}},
-	{key: "metal:", prefix: "metal:", re: pattern(`metal: .*recommendedMaxWorkingSetSize %n GB.*`),
+	{key: "metal:", prefix: "metal:", pat: `metal: .*recommendedMaxWorkingSetSize %n GB.*`,
 		fields: []field{{"gpu_working_set_gb", "GB"}},
 		skip:   func(l string) bool { return !strings.Contains(l, "recommendedMaxWorkingSetSize") }},
-	{key: "arena:", prefix: "arena:", re: pattern(`arena: STRATA_METAL_ARENA_GB=%n\b.*`),
+	{key: "arena:", prefix: "arena:", pat: `arena: STRATA_METAL_ARENA_GB=%n\b.*`,
 		fields: []field{{"arena_env_gb", "GB"}},
 		skip:   func(l string) bool { return !strings.Contains(l, "STRATA_METAL_ARENA_GB=") }},
-	{key: "mem:", prefix: "mem:", re: pattern(`mem: locked %n GB \| unpinned %n GB \| hc %n GB \| scratch %n GB`),
+	{key: "mem:", prefix: "mem:", pat: `mem: locked %n GB \| unpinned %n GB \| hc %n GB \| scratch %n GB`,
 		fields: []field{{"mem_locked_gb", "GB"}, {"mem_unpinned_gb", "GB"}, {"mem_hc_gb", "GB"}, {"mem_scratch_gb", "GB"}}},
-	{key: "prompt_gemm plan:", prefix: "prompt_gemm plan:", re: pattern(`prompt_gemm plan: C=%n cells=%n ple=%n flash=%n need %n GB \([^)]*\), peak prefill %n GB, cap %n GB.*`),
+	{key: "prompt_gemm plan:", prefix: "prompt_gemm plan:", pat: `prompt_gemm plan: C=%n cells=%n ple=%n flash=%n need %n GB \([^)]*\), peak prefill %n GB, cap %n GB.*`,
 		fields: []field{{"prompt_gemm_c", ""}, {"prompt_gemm_cells", ""}, {"prompt_gemm_ple", ""}, {"prompt_gemm_flash", ""},
 			{"prompt_gemm_plan_gb", "GB"}, {"peak_prefill_gb", "GB"}, {"cap_gb", "GB"}}},
-	{key: "init:", prefix: "init:", re: pattern(`init: %n ms`), fields: []field{{"init_ms", "ms"}}},
-	{key: "fill:", prefix: "fill:", re: pattern(`fill: %n GB in %n s \(%n GB/s\)`),
+	{key: "init:", prefix: "init:", pat: `init: %n ms`, fields: []field{{"init_ms", "ms"}}},
+	{key: "fill:", prefix: "fill:", pat: `fill: %n GB in %n s \(%n GB/s\)`,
 		fields: []field{{"fill_gb", "GB"}, {"fill_s", "s"}, {"fill_gb_s", "GB/s"}},
 		skip:   notDigitAfter("fill:")},
-	{key: "expert arena", prefix: "expert arena", re: pattern(`expert arena %n GB: %n slots \(%n filled\), %n size class(?:es)?, %n KiB pages`),
+	{key: "expert arena", prefix: "expert arena", pat: `expert arena %n GB: %n slots \(%n filled\), %n size class(?:es)?, %n KiB pages`,
 		fields: []field{{"arena_gb", "GB"}, {"arena_slots", "slots"}, {"arena_slots_filled", "slots"}, {"arena_size_classes", ""}, {"page_kib", "KiB"}}},
-	{key: "prompt:", prefix: "prompt:", re: pattern(`prompt: %n tokens\b.*`), fields: []field{{"prompt_tokens", "tok"}}},
-	{key: "prompt_gemm_init:", prefix: "prompt_gemm_init:", re: pattern(`prompt_gemm_init: %n GB scratch\b.*`),
+	{key: "prompt:", prefix: "prompt:", pat: `prompt: %n tokens\b.*`, fields: []field{{"prompt_tokens", "tok"}}},
+	{key: "prompt_gemm_init:", prefix: "prompt_gemm_init:", pat: `prompt_gemm_init: %n GB scratch\b.*`,
 		fields: []field{{"prompt_gemm_init_gb", "GB"}}},
-	{key: "prefill:", prefix: "prefill:", re: pattern(`prefill: %n tok in %n ms \(%n tok/s\)`),
+	{key: "prefill:", prefix: "prefill:", pat: `prefill: %n tok in %n ms \(%n tok/s\)`,
 		fields: []field{{"prefill_tokens", "tok"}, {"prefill_ms", "ms"}, {"prefill_tok_s", "tok/s"}}},
-	{key: "prompt_region(false):", prefix: "prompt_region(false):", re: pattern(`prompt_region\(false\): phys_footprint %n GB -> %n GB, resident_size %n GB -> %n GB`),
+	{key: "prompt_region(false):", prefix: "prompt_region(false):", pat: `prompt_region\(false\): phys_footprint %n GB -> %n GB, resident_size %n GB -> %n GB`,
 		fields: []field{{PhysFootprintBeforeGB, "GB"}, {PhysFootprintAfterGB, "GB"}, {ResidentSizeBeforeGB, "GB"}, {ResidentSizeAfterGB, "GB"}}},
-	{key: "decode:", prefix: "decode:", re: pattern(`decode: %n tok in %n ms \(%n tok/s\)`),
+	{key: "decode:", prefix: "decode:", pat: `decode: %n tok in %n ms \(%n tok/s\)`,
 		fields: []field{{"decode_tokens", "tok"}, {"decode_ms", "ms"}, {DecodeTokS, "tok/s"}},
 		skip:   notDigitAfter("decode:")},
-	{key: "cache:", prefix: "cache:", re: pattern(`cache: hit %n% arena \+ %n% RA = %n%, miss %n% \(%n misses/tok, %n MB/tok\)`),
+	{key: "cache:", prefix: "cache:", pat: `cache: hit %n% arena \+ %n% RA = %n%, miss %n% \(%n misses/tok, %n MB/tok\)`,
 		fields: []field{{"hit_arena_pct", "%"}, {"hit_ra_pct", "%"}, {"hit_total_pct", "%"}, {"miss_pct", "%"}, {MissesPerTok, "misses/tok"}, {"miss_mb_per_tok", "MB/tok"}}},
-	{key: "timing:", prefix: "timing:", re: pattern(`timing: host wait %n ms/tok, T1 GPU %n ms/tok`),
+	{key: "timing:", prefix: "timing:", pat: `timing: host wait %n ms/tok, T1 GPU %n ms/tok`,
 		fields: []field{{HostWaitMsPerTok, "ms/tok"}, {T1GPUMsPerTok, "ms/tok"}}},
-	{key: "tf: n_prompt", prefix: "tf: n_prompt", re: pattern(`tf: n_prompt %n, n_gen %n\b.*`),
+	{key: "tf: n_prompt", prefix: "tf: n_prompt", pat: `tf: n_prompt %n, n_gen %n\b.*`,
 		fields: []field{{"tf_n_prompt", "tok"}, {"tf_n_gen", "tok"}}},
-	{key: "tf: eval_tokens", prefix: "tf: eval_tokens", re: pattern(`tf: eval_tokens=%n in %n ms`),
+	{key: "tf: eval_tokens", prefix: "tf: eval_tokens", pat: `tf: eval_tokens=%n in %n ms`,
 		fields: []field{{"eval_tokens", "tok"}, {"eval_ms", "ms"}}},
-	{key: "kld:", prefix: "kld:", re: pattern(`kld: mean %n, median %n, p99 %n, max %n`),
+	{key: "kld:", prefix: "kld:", pat: `kld: mean %n, median %n, p99 %n, max %n`,
 		fields: []field{{KLDMean, ""}, {"kld_median", ""}, {"kld_p99", ""}, {"kld_max", ""}}},
-	{key: "top-1 agreement:", prefix: "top-1 agreement:", re: pattern(`top-1 agreement: %n/%n \(%n%\)`),
+	{key: "top-1 agreement:", prefix: "top-1 agreement:", pat: `top-1 agreement: %n/%n \(%n%\)`,
 		fields: []field{{"top1_count", "tok"}, {"top1_total", "tok"}, {Top1Pct, "%"}}},
-	{key: "ppl:", prefix: "ppl:", re: pattern(`ppl: %n \(reference %n\)`),
+	{key: "ppl:", prefix: "ppl:", pat: `ppl: %n \(reference %n\)`,
 		fields: []field{{"ppl", ""}, {"ppl_ref", ""}}},
 }
 
@@ -106,8 +106,8 @@ var (
 // printed precisions) is added on the timing line.
 func ParseStrata(source, text string) *Metrics {
 	r := newReader(source)
-	// A strata log prints about three metrics for every two lines.
-	r.ms.List = make([]Metric, 0, strings.Count(text, "\n")*3/2+8)
+	// A strata log prints about five metrics for every two lines.
+	r.ms.List = make([]Metric, 0, strings.Count(text, "\n")*5/2+8)
 	tf := false
 	r.lines(text, func(n int, line string) {
 		line = strings.TrimSpace(line)
@@ -140,11 +140,11 @@ func addPureGPU(ms *Metrics) {
 }
 
 var runnerRules = []lineRule{
-	{key: "[runner] vm_stat", prefix: "[runner] vm_stat:", re: pattern(`\[runner\] vm_stat: swapouts \+?%n pages \(%n MiB swapout\)`),
+	{key: "[runner] vm_stat", prefix: "[runner] vm_stat:", pat: `\[runner\] vm_stat: swapouts \+?%n pages \(%n MiB swapout\)`,
 		fields: []field{{"swapout_pages", "pages"}, {SwapoutMiB, "MiB"}}},
-	{key: "[runner] min_avail", prefix: "[runner] min_avail", re: pattern(`\[runner\] min_avail %n GiB\b.*`),
+	{key: "[runner] min_avail", prefix: "[runner] min_avail", pat: `\[runner\] min_avail %n GiB\b.*`,
 		fields: []field{{MinAvailGiB, "GiB"}}},
-	{key: "[runner] iostat", prefix: "[runner] iostat:", re: pattern(`\[runner\] iostat: disk0 read %n MB\b.*`),
+	{key: "[runner] iostat", prefix: "[runner] iostat:", pat: `\[runner\] iostat: disk0 read %n MB\b.*`,
 		fields: []field{{Disk0MB, "MB"}}},
 }
 

@@ -2,6 +2,7 @@ package tf
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode"
 
@@ -95,4 +96,40 @@ func FitsLabel(domain, text string) (checked, fits bool, want string) {
 		}
 	}
 	return false, true, ""
+}
+
+// LooksTruncated judges from the text alone whether a user turn starts in
+// the middle of a document, for files whose source offset is not
+// recorded. It returns the verdict and the test it applied, for the
+// finding to say: a turn that opens with closing or continuing punctuation
+// or a lowercase Latin letter, or that closes a bracket it never opened,
+// starts mid-document. A turn that passes may still be cut (a fragment
+// that happens to start a word): the test finds signs, it does not prove
+// their absence.
+func LooksTruncated(content string) (truncated bool, test string) {
+	t := strings.TrimLeft(content, " \t\r\n")
+	if t == "" {
+		return false, "the user turn is empty: nothing to judge"
+	}
+	first := []rune(t)[0]
+	switch {
+	case strings.ContainsRune(")]}>,.;:!?", first):
+		return true, fmt.Sprintf("it opens with %q, which closes or continues a sentence", first)
+	case first >= 'a' && first <= 'z':
+		return true, fmt.Sprintf("it opens with the lowercase letter %q, mid-sentence", first)
+	}
+	depth := map[rune]int{}
+	pairs := map[rune]rune{')': '(', ']': '[', '}': '{'}
+	for i, r := range t {
+		switch r {
+		case '(', '[', '{':
+			depth[r]++
+		case ')', ']', '}':
+			if depth[pairs[r]] == 0 {
+				return true, fmt.Sprintf("it closes a bracket it never opened (%q at byte %d)", r, i)
+			}
+			depth[pairs[r]]--
+		}
+	}
+	return false, "it opens with no closing or continuing punctuation, no lowercase letter, and closes no bracket it did not open"
 }

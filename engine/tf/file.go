@@ -9,25 +9,22 @@ package tf
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// File is one TF token file. On disk it is text: header lines "# key: value"
-// (keys domain, source, source_offset; other "#" lines are comments), then
-// the token ids as decimal integers separated by white space:
+// File is one TF token file. On disk it is text: the token ids as decimal
+// integers separated by white space, as a runner writes them:
 //
-//	# eval_tf_96tok_ja: teacher-forcing token ids
-//	# domain: ja
-//	# source: synthetic Q&A page
-//	# source_offset: 7421
 //	248045 872 198 …
 //
-// domain and source_offset are required; a key given twice or a malformed id
-// is an error naming the file and line. Other "#" lines, and "#" lines after
-// the first id, are comments.
+// Optional header lines "# key: value" before the first id (keys domain,
+// source, source_offset) describe the file; a checkout may instead give
+// them in its spec's manifest (rules.tf.files), which is where they belong
+// when the runner does not write them. A key given twice or a malformed id
+// is an error naming the file and line. Other "#" lines, and "#" lines
+// after the first id, are comments.
 type File struct {
 	Path   string // the path it was read from
 	Domain string
@@ -35,19 +32,12 @@ type File struct {
 	Source string
 	// SourceOffset is the byte offset in that document where the user turn's
 	// text starts: greater than zero means the turn starts mid-document.
+	// It is meaningful only when HasOffset is true.
 	SourceOffset int64
+	HasOffset    bool
 	IDs          []int32
 	// IDLine is the file line of each id, for findings that point at one.
 	IDLine []int
-}
-
-// Read reads a TF file.
-func Read(path string) (*File, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("tf: %w", err)
-	}
-	return Parse(path, data)
 }
 
 // headerKeys are the keys a header line may set.
@@ -60,7 +50,6 @@ func Parse(name string, data []byte) (*File, error) {
 	}
 	f := &File{Path: name}
 	seen := map[string]bool{}
-	offsetLine := 0
 	for i, line := range strings.Split(string(data), "\n") {
 		n := i + 1
 		line = strings.TrimRight(line, "\r")
@@ -84,8 +73,7 @@ func Parse(name string, data []byte) (*File, error) {
 				if err != nil || off < 0 {
 					return nil, fmt.Errorf("tf: %s:%d: source_offset %q is not a non-negative integer", name, n, val)
 				}
-				f.SourceOffset = off
-				offsetLine = n
+				f.SourceOffset, f.HasOffset = off, true
 			}
 			continue
 		}
@@ -98,19 +86,41 @@ func Parse(name string, data []byte) (*File, error) {
 			f.IDLine = append(f.IDLine, n)
 		}
 	}
-	switch {
-	case f.Domain == "":
-		return nil, fmt.Errorf("tf: %s: missing header \"# domain:\"", name)
-	case offsetLine == 0:
-		return nil, fmt.Errorf("tf: %s: missing header \"# source_offset:\"", name)
-	case len(f.IDs) == 0:
+	if len(f.IDs) == 0 {
 		return nil, fmt.Errorf("tf: %s: no token ids", name)
 	}
 	return f, nil
 }
 
-// Marshal encodes the file as Parse reads it, with a title comment, sixteen
-// ids a line.
+// MarshalIDs encodes the ids alone, sixteen a line: a file as a runner
+// writes it, whose domain and offset a manifest gives.
+func (f *File) MarshalIDs() ([]byte, error) {
+	if len(f.IDs) == 0 {
+		return nil, fmt.Errorf("tf: marshal: no ids")
+	}
+	var b bytes.Buffer
+	if err := writeIDs(&b, f.IDs); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func writeIDs(b *bytes.Buffer, ids []int32) error {
+	for i, id := range ids {
+		if id < 0 {
+			return fmt.Errorf("tf: marshal: ids[%d] = %d is negative", i, id)
+		}
+		sep := " "
+		if i%16 == 15 || i == len(ids)-1 {
+			sep = "\n"
+		}
+		fmt.Fprintf(b, "%d%s", id, sep)
+	}
+	return nil
+}
+
+// Marshal encodes the file as Parse reads it, with a title comment and the
+// header lines, sixteen ids a line.
 func (f *File) Marshal(title string) ([]byte, error) {
 	if f.Domain == "" || len(f.IDs) == 0 || f.SourceOffset < 0 {
 		return nil, fmt.Errorf("tf: marshal %q: domain, ids and a non-negative source_offset are required", f.Domain)
@@ -129,15 +139,69 @@ func (f *File) Marshal(title string) ([]byte, error) {
 		fmt.Fprintf(&b, "# source: %s\n", f.Source)
 	}
 	fmt.Fprintf(&b, "# source_offset: %d\n", f.SourceOffset)
-	for i, id := range f.IDs {
-		if id < 0 {
-			return nil, fmt.Errorf("tf: marshal %q: ids[%d] = %d is negative", f.Domain, i, id)
-		}
-		sep := " "
-		if i%16 == 15 || i == len(f.IDs)-1 {
-			sep = "\n"
-		}
-		fmt.Fprintf(&b, "%d%s", id, sep)
+	if err := writeIDs(&b, f.IDs); err != nil {
+		return nil, fmt.Errorf("tf: marshal %q: %w", f.Domain, err)
 	}
 	return b.Bytes(), nil
+}
+
+// Manifest describes a checkout's TF files where the runner does not write
+// it into them: the vocabulary that decodes them and, per file, its domain
+// and the document its text was cut from. It is the spec's rules.tf.
+type Manifest struct {
+	// Vocab is the GGUF file holding the tokenizer, relative to the root.
+	Vocab string  `json:"vocab"`
+	Files []Entry `json:"files"`
+	// Flags name the command-line flags by which a run gives its prompt
+	// and scored token counts; default DefaultFlags.
+	Flags *Flags `json:"flags,omitempty"`
+}
+
+// Flags are a TF run's token-count flags.
+type Flags struct {
+	Prompt string `json:"prompt"` // the prompt tokens (user turn and header)
+	Gen    string `json:"gen"`    // the scored tokens
+}
+
+// DefaultFlags are the strata window CLI's: --n-prompt and --n-gen.
+func DefaultFlags() Flags { return Flags{Prompt: "--n-prompt", Gen: "--n-gen"} }
+
+// Entry is one TF file of a manifest.
+type Entry struct {
+	Path   string `json:"path"`
+	Domain string `json:"domain,omitempty"`
+	Source string `json:"source,omitempty"`
+	// SourceOffset is the byte offset in Source where the user turn's text
+	// starts; nil when not recorded.
+	SourceOffset *int64 `json:"source_offset,omitempty"`
+}
+
+// Apply gives f the entry's domain, source and offset. A value the file's
+// own header also gives must agree; a file must end up with a domain.
+func (e Entry) Apply(f *File) error {
+	for _, p := range []struct {
+		what, entry string
+		file        *string
+	}{{"domain", e.Domain, &f.Domain}, {"source", e.Source, &f.Source}} {
+		switch {
+		case p.entry == "":
+		case *p.file == "":
+			*p.file = p.entry
+		case *p.file != p.entry:
+			return fmt.Errorf("tf: %s: the manifest's %s %q disagrees with the file's header %q", e.Path, p.what, p.entry, *p.file)
+		}
+	}
+	if o := e.SourceOffset; o != nil {
+		switch {
+		case *o < 0:
+			return fmt.Errorf("tf: %s: the manifest's source_offset %d is negative", e.Path, *o)
+		case f.HasOffset && f.SourceOffset != *o:
+			return fmt.Errorf("tf: %s: the manifest's source_offset %d disagrees with the file's header %d", e.Path, *o, f.SourceOffset)
+		}
+		f.SourceOffset, f.HasOffset = *o, true
+	}
+	if f.Domain == "" {
+		return fmt.Errorf("tf: %s: no domain (give it in the manifest, rules.tf.files)", e.Path)
+	}
+	return nil
 }

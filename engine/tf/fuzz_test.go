@@ -1,13 +1,16 @@
 package tf
 
 import (
+	"slices"
 	"strings"
 
-	"github.com/strataspec/strataspec/engine/gguf"
 	"testing"
+
+	"github.com/strataspec/strataspec/engine/gguf"
 )
 
 var parseSeeds = []string{
+	"259 256 10\n97 260 10 259 257 10 261 10 111\n", // plain ids
 	"# domain: ja\n# source_offset: 7\n248045 872 198\n",
 	"# t\r\n# domain: ops_tools\r\n# source: x\r\n# source_offset: 0\r\n1 2\r\n# c\r\n3\r\n",
 	"# domain: ja\n# domain: en\n",
@@ -40,6 +43,13 @@ func checkParseTF(t *testing.T, v *gguf.Vocab, s string) {
 		}
 		IsTemplateToken(v, f.IDs[l.Scored.Start])
 		ThinkNewline(f.IDs, v, l)
+	}
+	ids, err := f.MarshalIDs()
+	if err != nil {
+		t.Fatalf("MarshalIDs: %v", err)
+	}
+	if g, err := Parse("ids.txt", ids); err != nil || !slices.Equal(g.IDs, f.IDs) || g.HasOffset || g.Domain != "" {
+		t.Fatalf("ids round trip: %+v, %v; want ids %v and nothing else", g, err, f.IDs)
 	}
 	data, err := f.Marshal("")
 	if err != nil {

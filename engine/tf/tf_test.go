@@ -245,7 +245,7 @@ func TestFitsLabel(t *testing.T) {
 }
 
 func TestFileRoundTrip(t *testing.T) {
-	in := &File{Domain: "ja", Source: "synthetic Q&A page", SourceOffset: 7, IDs: make([]int32, 20)}
+	in := &File{Domain: "ja", Source: "synthetic Q&A page", SourceOffset: 7, HasOffset: true, IDs: make([]int32, 20)}
 	in.IDs[19] = 248068
 	data, err := in.Marshal("eval_tf_96tok_ja: teacher-forcing token ids")
 	if err != nil {
@@ -271,14 +271,11 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
-		{"", "missing header"},
-		{"# domain: ja\n1 2\n", `missing header "# source_offset:"`},
-		{"# source_offset: 3\n1 2\n", `missing header "# domain:"`},
+		{"", "no token ids"},
 		{"# domain: ja\n# source_offset: 3\n", "no token ids"},
 		{"# domain: ja\n# source_offset: -3\n1\n", "bad.txt:2: source_offset \"-3\""},
 		{"# domain: ja\n# source_offset: x\n1\n", "bad.txt:2: source_offset"},
 		{"# domain: ja\n# domain: en\n", "bad.txt:2: domain given twice"},
-		{"# colour: red\n# source_offset: 1\n1\n", `missing header "# domain:"`},
 		{"# domain: ja\n# source_offset: 3\n1 2\n3 -4\n", `bad.txt:4: token id "-4"`},
 		{"# domain: ja\n# source_offset: 3\n1 x2\n", `bad.txt:3: token id "x2"`},
 		{"# domain: ja\n# source_offset: 3\n4294967296\n", `token id "4294967296"`},
@@ -292,7 +289,74 @@ func TestParseErrors(t *testing.T) {
 	}
 	// Comments, CRLF line ends and a comment after the ids are fine.
 	f, err := Parse("ok.txt", []byte("# title line\r\n# domain: ops_tools\r\n# source_offset: 0\r\n1 2\r\n# a note: after ids\r\n3\r\n"))
-	if err != nil || f.Domain != "ops_tools" || len(f.IDs) != 3 || f.SourceOffset != 0 {
+	if err != nil || f.Domain != "ops_tools" || len(f.IDs) != 3 || f.SourceOffset != 0 || !f.HasOffset {
 		t.Errorf("Parse(CRLF with comments) = %+v, %v", f, err)
+	}
+	// Plain ids, as a runner writes them: no domain, no offset recorded.
+	for _, in := range []string{"1 2\n3\n", "# colour: red\n1 2 3", "# domain: ja\n1 2\n3"} {
+		f, err := Parse("ids.txt", []byte(in))
+		if err != nil || len(f.IDs) != 3 || f.HasOffset || f.IDLine[2] != 2 && !strings.HasPrefix(in, "#") {
+			t.Errorf("Parse(%q) = %+v, %v; want 3 ids, no offset", in, f, err)
+		}
+	}
+}
+
+func TestLooksTruncated(t *testing.T) {
+	tests := []struct {
+		content   string
+		truncated bool
+		test      string
+	}{
+		{");\n df.erase();", true, "opens with ')'"},
+		{"  , and then", true, "opens with ','"},
+		{"and then it crashed", true, "lowercase letter 'a'"},
+		{"Fix it) now", true, "closes a bracket it never opened (')' at byte 6)"},
+		{"{19}~?$$ Solve this", false, "closes no bracket it did not open"},
+		{"What does (a [b]) mean?", false, "closes no bracket it did not open"},
+		{"カイブ\n36\n\n質問", false, "closes no bracket"},
+		{"", false, "empty"},
+	}
+	for _, tt := range tests {
+		got, test := LooksTruncated(tt.content)
+		if got != tt.truncated || !strings.Contains(test, tt.test) {
+			t.Errorf("LooksTruncated(%q) = %v, %q; want %v, a test saying %q", tt.content, got, test, tt.truncated, tt.test)
+		}
+	}
+}
+
+func TestManifestApply(t *testing.T) {
+	off := func(n int64) *int64 { return &n }
+	tests := []struct {
+		name   string
+		file   string
+		entry  Entry
+		domain string
+		offset int64
+		has    bool
+		err    string
+	}{
+		{"plain ids", "1 2 3", Entry{Path: "a.txt", Domain: "ja", SourceOffset: off(48)}, "ja", 48, true, ""},
+		{"no offset anywhere", "1 2 3", Entry{Path: "a.txt", Domain: "ja"}, "ja", 0, false, ""},
+		{"header agrees", "# domain: ja\n# source_offset: 48\n1 2", Entry{Path: "a.txt", Domain: "ja", SourceOffset: off(48)}, "ja", 48, true, ""},
+		{"header gives what the manifest does not", "# domain: ja\n# source_offset: 7\n1 2", Entry{Path: "a.txt"}, "ja", 7, true, ""},
+		{"domain disagrees", "# domain: ja\n1 2", Entry{Path: "a.txt", Domain: "en"}, "", 0, false, `the manifest's domain "en" disagrees with the file's header "ja"`},
+		{"offset disagrees", "# source_offset: 7\n1 2", Entry{Path: "a.txt", Domain: "ja", SourceOffset: off(8)}, "", 0, false, "source_offset 8 disagrees with the file's header 7"},
+		{"negative offset", "1", Entry{Path: "a.txt", Domain: "ja", SourceOffset: off(-1)}, "", 0, false, "negative"},
+		{"no domain", "1 2", Entry{Path: "a.txt"}, "", 0, false, "a.txt: no domain"},
+	}
+	for _, tt := range tests {
+		f, err := Parse("a.txt", []byte(tt.file))
+		if err != nil {
+			t.Fatalf("%s: Parse: %v", tt.name, err)
+		}
+		err = tt.entry.Apply(f)
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: Apply error = %v; want %q", tt.name, err, tt.err)
+			}
+		case err != nil || f.Domain != tt.domain || f.SourceOffset != tt.offset || f.HasOffset != tt.has:
+			t.Errorf("%s: Apply = %v; file domain %q, offset %d (%v); want %q, %d (%v)", tt.name, err, f.Domain, f.SourceOffset, f.HasOffset, tt.domain, tt.offset, tt.has)
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -20,8 +22,11 @@ func runInit(stdout, stderr io.Writer, dir string) int {
 		return 2
 	}
 	defer fsys.Close()
-	if fsys.Exists(checkout.File) {
-		fmt.Fprintf(stderr, "audit: -init: %s already exists; remove it first to write a new guess\n", filepath.Join(dir, checkout.File))
+	dst := filepath.Join(dir, checkout.File)
+	// Anything at that name, a link included (even one leading outside or
+	// nowhere), is the user's: never replaced.
+	if _, err := os.Lstat(dst); !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "audit: -init: %s already exists; remove it first to write a new guess\n", dst)
 		return 2
 	}
 	spec, said, err := checkout.Guess(fsys)
@@ -39,19 +44,21 @@ func runInit(stdout, stderr io.Writer, dir string) int {
 		fmt.Fprintf(stderr, "audit: -init: the guessed spec does not parse: %v\n", err)
 		return 2
 	}
-	dst := filepath.Join(dir, checkout.File)
 	tmp, err := os.CreateTemp(dir, "."+checkout.File+".*")
 	if err == nil {
 		_, err = tmp.Write(b)
+		if err == nil {
+			err = tmp.Chmod(0o644) // CreateTemp makes 0600; a spec file is shared
+		}
 		if cerr := tmp.Close(); err == nil {
 			err = cerr
 		}
 		if err == nil {
-			err = os.Rename(tmp.Name(), dst)
+			// Link, not rename: it fails if something appeared at dst since
+			// the check, instead of replacing it.
+			err = os.Link(tmp.Name(), dst)
 		}
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
+		os.Remove(tmp.Name())
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "audit: -init: %v\n", err)

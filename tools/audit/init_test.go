@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/checkout"
 )
 
@@ -38,4 +40,36 @@ func TestInit(t *testing.T) {
 	assert.Equal(t, "{}\n", string(b))
 	entries, _ := os.ReadDir(dir)
 	assert.Len(t, entries, 2, "no temporary file left behind")
+}
+
+// TestInitNeverReplacesALink: a spec file that is a link (to a file outside,
+// or to nothing) is the user's; -init refuses, and its own file is shared
+// (0644), not private.
+func TestInitNeverReplacesALink(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Symlink("/nonexistent/strataspec.json", filepath.Join(dir, checkout.File)))
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 2, run(&stdout, &stderr, []string{"-init", dir}))
+	target, err := os.Readlink(filepath.Join(dir, checkout.File))
+	require.NoError(t, err, "the link is still there")
+	assert.Equal(t, "/nonexistent/strataspec.json", target)
+
+	dir = t.TempDir()
+	require.Equal(t, 0, run(&stdout, &stderr, []string{"-init", dir}), stderr.String())
+	st, err := os.Stat(filepath.Join(dir, checkout.File))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+}
+
+func TestListFormats(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run(&stdout, &stderr, []string{"-list", "-format", "json"}), stderr.String())
+	var rules []struct{ Name, Doc string }
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rules))
+	require.Equal(t, len(audit.Names()), len(rules))
+	for _, r := range rules {
+		assert.NotEmpty(t, r.Doc, "rule %s has a doc line", r.Name)
+	}
+	stdout.Reset()
+	assert.Equal(t, 2, run(&stdout, &stderr, []string{"-list", "-format", "sarif"}), "a format -list cannot print is refused")
 }

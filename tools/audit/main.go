@@ -7,16 +7,22 @@
 //
 //	audit [-root DIR] [-format text|markdown|json|github|sarif|junit|html] [-rules a,b]
 //	      [-v] [-previous FILE] [-path-prefix PATH] [-strict] [-suggest]
+//	audit -metrics [-root DIR] [-format text|json] [RUN…]
+//	audit -list [-format text|json]
+//	audit -init DIR
 //
 // -strict fails the measurement-like numbers outside the claim sections
 // (rule plan.uncovered warns by default); -suggest prints PLAN.claims rows
-// for the numbers the gate cannot source, and writes nothing.
+// for the numbers the gate cannot source, and writes nothing. -metrics
+// lists every metric of every run (or of the runs named): run, metric,
+// value, printed text, unit and tail line.
 //
 // The default root is fixtures/m5. Exit status: 0 when no finding fails,
 // 1 when one does (verdict FALSIFIER HIT), 2 on bad usage or unreadable input.
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -42,12 +48,14 @@ func run(stdout, stderr io.Writer, args []string) int {
 	format := fs.String("format", "text", "output `format`: "+strings.Join(report.Formats(), ", "))
 	ruleList := fs.String("rules", "", "comma-separated rule `ids` (a prefix selects its sub-rules: plan = plan.*); empty for all")
 	list := fs.Bool("list", false, "list the rules and exit")
+	metrics := fs.Bool("metrics", false, "list every metric of every run (or of the runs named after the flags) and exit")
 	gate := addGateFlags(fs)
 	initDir := fs.String("init", "", "write a starter "+checkout.File+" for `dir` by inspecting it, and exit")
 	var rf reportFlags
 	rf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format %s] [-rules a,b] [-v] [-previous FILE] [-path-prefix PATH] [-list] [-init DIR] [-strict] [-suggest]\n", strings.Join(report.Formats(), "|"))
+		fmt.Fprintf(stderr, "       audit -metrics [-root DIR] [-format text|json] [RUN...]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -55,6 +63,13 @@ func run(stdout, stderr io.Writer, args []string) int {
 			return 0
 		}
 		return 2
+	}
+	if *metrics {
+		if err := listMetrics(stdout, *root, *format, fs.Args()); err != nil {
+			fmt.Fprintf(stderr, "audit: %v\n", err)
+			return 2
+		}
+		return 0
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "audit: unexpected arguments %q\n", fs.Args())
@@ -65,8 +80,21 @@ func run(stdout, stderr io.Writer, args []string) int {
 		return runInit(stdout, stderr, *initDir)
 	}
 	if *list {
-		for _, r := range audit.Rules() {
-			fmt.Fprintf(stdout, "%-16s %s\n", r.Name, r.Doc)
+		switch *format {
+		case "text":
+			for _, r := range audit.Rules() {
+				fmt.Fprintf(stdout, "%-16s %s\n", r.Name, r.Doc)
+			}
+		case "json":
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(audit.Rules()); err != nil {
+				fmt.Fprintf(stderr, "audit: %v\n", err)
+				return 2
+			}
+		default:
+			fmt.Fprintf(stderr, "audit: -list prints text or json, not %q\n", *format)
+			return 2
 		}
 		return 0
 	}

@@ -50,7 +50,9 @@ func TestTextReportReadsInAMinute(t *testing.T) {
 
 func TestVerbosePrintsEveryFinding(t *testing.T) {
 	_, js, _ := runAudit(t, "-root", fixtures+"/m5-v3", "-format", "json")
-	var rep struct{ Findings []struct{ Rule, Severity string } }
+	var rep struct {
+		Findings []struct{ Rule, Severity string }
+	}
 	require.NoError(t, json.Unmarshal([]byte(js), &rep))
 	code, out, _ := runAudit(t, "-root", fixtures+"/m5-v3", "-v")
 	require.Equal(t, 1, code)
@@ -95,7 +97,6 @@ func TestPrevious(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
 
 func TestPreviousBad(t *testing.T) {
 	dir := t.TempDir()

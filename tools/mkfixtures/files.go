@@ -39,9 +39,6 @@ func writeIfChanged(root, rel string, data []byte) (bool, error) {
 func foreignFiles(snap string) []string {
 	fs := []string{
 		"scripts/run_phase0_phase2_m5_validation.py",
-		"data/m5_val_prompts/eval_tf_96tok_ops_tools.txt",
-		"data/m5_val_prompts/eval_tf_96tok_chat_json.txt",
-		"data/m5_val_prompts/eval_tf_96tok_ja.txt",
 	}
 	return append(fs, llamaPrompt(snap))
 }
@@ -123,6 +120,13 @@ func generate(root, snap string, llama []*llamaRun) ([]string, error) {
 			owned[name+".json"] = parityRecord(p.env)
 		}
 	}
+	tfs, err := tfFiles(snap)
+	if err != nil {
+		return nil, err
+	}
+	for rel, b := range tfs {
+		owned[rel] = b
+	}
 	var changed []string
 	names := make([]string, 0, len(owned))
 	for k := range owned {
@@ -137,9 +141,6 @@ func generate(root, snap string, llama []*llamaRun) ([]string, error) {
 		if c {
 			changed = append(changed, rel)
 		}
-	}
-	if err := writeTF(root, snap); err != nil {
-		return nil, fmt.Errorf("writeTF: %w", err)
 	}
 	for _, rel := range foreignFiles(snap) {
 		c, err := ensurePlaceholder(root, rel)

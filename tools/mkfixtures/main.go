@@ -9,8 +9,8 @@
 // its content changes. Files other helpers own are never overwritten: when
 // one that provenance hashes is missing, a placeholder marked
 // MKFIXTURES-PLACEHOLDER stands in until its owner writes it. The 8 llama.cpp
-// runs are read from tools/mkfixtures/llama/; the TF files are
-// written by writeTF (tf.go). Provenance hashes are computed from the
+// runs are read from tools/mkfixtures/llama/; the TF files and their
+// vocabulary are built by tfFiles (tf.go). Provenance hashes are computed from the
 // files on disk, so run it again after any helper changes a hashed file.
 //
 // Usage:

@@ -15,6 +15,7 @@ func owned(rel string) bool {
 	case rel == "VALUES.md", rel == "results/phase0_phase2_m5_validation.json", rel == "results/self_test.log",
 		rel == "machine/mtimes.json", strings.HasPrefix(rel, "results/route_parity/"), strings.HasPrefix(rel, "results/residency/"),
 		strings.HasPrefix(rel, "data/m5_val_prompts/strata_prompt_"), strings.HasPrefix(rel, "build/"),
+		strings.HasPrefix(rel, "data/m5_val_prompts/eval_tf_"), rel == "data/vocab-synthetic-chatml.gguf", rel == "data/SYNTHETIC-TF.md",
 		rel == "scripts/patch_strata_metal.py", rel == "vendor/strata/metal/moe.metal":
 		return true
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -111,40 +109,40 @@ var tfDocs = []tfDoc{
 	},
 }
 
-// writeTF writes a snapshot's synthetic vocabulary, its three TF token files
-// and a note saying what in them is synthetic. root is the snapshot's root
-// directory, snapshot its name ("m5-v3" or "m5"). Both snapshots get the same
-// files: the fixed plan (m5) states caveats about the TF data rather than
-// using different data.
-func writeTF(root, snapshot string) error {
+// tfFiles returns a snapshot's synthetic vocabulary, its three TF token
+// files (plain ids, as a runner writes them: their domain, source and
+// offset are the snapshot's spec data, rules.tf.files in strataspec.json,
+// which TestManifest checks against tfDocs) and a note saying what in them
+// is synthetic, by path relative to the snapshot root. snapshot is the
+// snapshot's name ("m5-v3" or "m5"). Both snapshots get the same files: the
+// fixed plan (m5) states caveats about the TF data rather than using
+// different data. Each snapshot holds its own copy of the vocabulary (see
+// tfNotesText): a snapshot is read confined to its root.
+func tfFiles(snapshot string) (map[string][]byte, error) {
 	if snapshot != "m5-v3" && snapshot != "m5" {
-		return fmt.Errorf("writeTF: unknown snapshot %q", snapshot)
+		return nil, fmt.Errorf("tfFiles: unknown snapshot %q", snapshot)
 	}
 	b, err := tfBuildAll()
 	if err != nil {
-		return fmt.Errorf("writeTF %s: %w", snapshot, err)
+		return nil, fmt.Errorf("tfFiles %s: %w", snapshot, err)
 	}
-	if err := os.MkdirAll(filepath.Join(root, tfDir), 0o755); err != nil {
-		return fmt.Errorf("writeTF: %w", err)
+	vocab, err := gguf.Encode(3, b.kv, nil)
+	if err != nil {
+		return nil, fmt.Errorf("tfFiles: %w", err)
 	}
-	if err := gguf.WriteFile(filepath.Join(root, tfVocabFile), b.kv, nil); err != nil {
-		return fmt.Errorf("writeTF: %w", err)
-	}
+	out := map[string][]byte{tfVocabFile: vocab, tfNotes: []byte(tfNotesText)}
 	for _, f := range b.files {
-		name := "eval_tf_96tok_" + f.Domain
-		data, err := f.Marshal(name + ": teacher-forcing token ids (synthetic; decode with " + tfVocabFile + ")")
+		data, err := f.MarshalIDs()
 		if err != nil {
-			return fmt.Errorf("writeTF: %w", err)
+			return nil, fmt.Errorf("tfFiles: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(root, tfDir, name+".txt"), data, 0o644); err != nil {
-			return fmt.Errorf("writeTF: %w", err)
-		}
+		out[tfPath(f.Domain)] = data
 	}
-	if err := os.WriteFile(filepath.Join(root, tfNotes), []byte(tfNotesText), 0o644); err != nil {
-		return fmt.Errorf("writeTF: %w", err)
-	}
-	return nil
+	return out, nil
 }
+
+// tfPath is the token file of a domain, relative to a snapshot root.
+func tfPath(domain string) string { return tfDir + "/eval_tf_96tok_" + domain + ".txt" }
 
 type tfBuilt struct {
 	kv    []gguf.KV
@@ -313,9 +311,10 @@ Written by ` + "`go run ./tools/mkfixtures`" + ` (tools/mkfixtures/tf.go). Decod
   placeholders, so that the special tokens sit at Qwen-style ids: ` + "`<|endoftext|>`" + ` 248044,
   ` + "`<|im_start|>`" + ` 248045, ` + "`<|im_end|>`" + ` 248046, … ` + "`<think>`" + ` 248068 (the one id the audit gives),
   ` + "`</think>`" + ` 248069. The chat template is a short synthetic ChatML template. No merges are stored.
-- ` + "`m5_val_prompts/eval_tf_96tok_{ops_tools,chat_json,ja}.txt`" + ` — the three TF token files, text:
-  ` + "`# key: value`" + ` header lines (domain, source, source_offset), then the ids (format:
-  engine/tf.File). From the audit (§3): 96 ids = user turn (ids 0–28) + ` + "`<|im_start|>assistant\\n`" + `
+- ` + "`m5_val_prompts/eval_tf_96tok_{ops_tools,chat_json,ja}.txt`" + ` — the three TF token files: the
+  ids alone, whitespace-separated, sixteen a line, as a runner writes them (format: engine/tf.File).
+  Their domain, source document and source offset are the snapshot's spec data
+  (` + "`rules.tf.files`" + ` in ` + "`strataspec.json`" + `), not headers in the files. From the audit (§3): 96 ids = user turn (ids 0–28) + ` + "`<|im_start|>assistant\\n`" + `
   (29–31) + 64 scored (32–95); the first scored token is ` + "`<think>`" + `; the openings of the user turns
   (` + "`);\\n df.erase();…`" + `, ` + "`{19}~?$$\\n\\nSolve this step by step…`" + `, ` + "`カイブ\\n36\\n\\n質問: 5G医療救急車…`" + `);
   chat_json is a modular-arithmetic problem; ops_tools has ` + "`<think>`" + ` with no newline after it;
@@ -323,5 +322,8 @@ Written by ` + "`go run ./tools/mkfixtures`" + ` (tools/mkfixtures/tf.go). Decod
   their offsets, and every id other than 248068.
 
 fixtures/m5-v3 and fixtures/m5 hold the same files; the fixed plan states caveats about the TF
-data instead of using different data.
+data instead of using different data. Each snapshot keeps its own copy of the vocabulary, byte for
+byte the same (git stores it once: one blob): an audit reads a snapshot confined to its root
+(os.Root), so a vocabulary shared through a link to ` + "`../vocab`" + ` would be refused, and a
+checkout audited on its own must carry what decodes its files.
 `

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,15 +12,15 @@ import (
 	"github.com/strataspec/strataspec/engine/tf"
 )
 
-// TestWriteTF writes a snapshot's TF files and vocabulary and reads them back
-// with the engine's readers: the audit's layout (29 + 3 + 64), <think> at
-// 248068 first in the scored span, the openings of the user turns.
-func TestWriteTF(t *testing.T) {
-	root := t.TempDir()
-	if err := writeTF(root, "m5-v3"); err != nil {
+// TestTFFiles builds a snapshot's TF files and vocabulary and reads them
+// back with the engine's readers: the audit's layout (29 + 3 + 64), <think>
+// at 248068 first in the scored span, the openings of the user turns.
+func TestTFFiles(t *testing.T) {
+	files, err := tfFiles("m5-v3")
+	if err != nil {
 		t.Fatal(err)
 	}
-	gf, err := gguf.Open(filepath.Join(root, tfVocabFile))
+	gf, err := gguf.Parse(tfVocabFile, files[tfVocabFile])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +37,7 @@ func TestWriteTF(t *testing.T) {
 		"ja":        "カイブ\n36\n\n質問: 5G医療救急車",
 	}
 	for domain, opening := range openings {
-		f, err := tf.Read(filepath.Join(root, tfDir, "eval_tf_96tok_"+domain+".txt"))
+		f, err := tf.Parse(tfPath(domain), files[tfPath(domain)])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,8 +48,8 @@ func TestWriteTF(t *testing.T) {
 		if l.User.Len() != 29 || l.Header.Len() != 3 || l.Scored.Len() != 64 {
 			t.Errorf("%s: segments %d + %d + %d; want 29 + 3 + 64", domain, l.User.Len(), l.Header.Len(), l.Scored.Len())
 		}
-		if f.IDs[l.Scored.Start] != 248068 || f.SourceOffset <= 0 || f.Domain != domain {
-			t.Errorf("%s: first scored id %d, offset %d, domain %q", domain, f.IDs[l.Scored.Start], f.SourceOffset, f.Domain)
+		if f.IDs[l.Scored.Start] != 248068 || f.HasOffset || f.Domain != "" {
+			t.Errorf("%s: first scored id %d, offset %v, domain %q; want 248068 and plain ids", domain, f.IDs[l.Scored.Start], f.HasOffset, f.Domain)
 		}
 		content, _ := tf.Text(f.IDs, v, l.Content)
 		if !strings.HasPrefix(content, opening) {
@@ -58,28 +60,68 @@ func TestWriteTF(t *testing.T) {
 			t.Errorf("%s: <think> found %v, newline %v", domain, found, newline)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, tfNotes)); err != nil {
-		t.Errorf("notes: %v", err)
+	if len(files[tfNotes]) == 0 {
+		t.Errorf("no notes")
 	}
-	if err := writeTF(root, "m6"); err == nil {
-		t.Errorf("writeTF(unknown snapshot) = nil error")
+	if _, err := tfFiles("m6"); err == nil {
+		t.Errorf("tfFiles(unknown snapshot) = nil error")
 	}
 }
 
-// TestWriteTFDeterministic checks that both snapshots get byte-identical files.
-func TestWriteTFDeterministic(t *testing.T) {
-	a, b := t.TempDir(), t.TempDir()
-	if err := writeTF(a, "m5-v3"); err != nil {
-		t.Fatal(err)
+// TestTFFilesDeterministic checks that both snapshots get byte-identical
+// files.
+func TestTFFilesDeterministic(t *testing.T) {
+	a, err1 := tfFiles("m5-v3")
+	b, err2 := tfFiles("m5")
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
 	}
-	if err := writeTF(b, "m5"); err != nil {
-		t.Fatal(err)
+	if len(a) != 5 || len(a) != len(b) {
+		t.Fatalf("tfFiles: %d and %d files; want 5 each", len(a), len(b))
 	}
-	for _, rel := range []string{tfVocabFile, tfDir + "/eval_tf_96tok_ja.txt", tfDir + "/eval_tf_96tok_ops_tools.txt", tfNotes} {
-		x, err1 := os.ReadFile(filepath.Join(a, rel))
-		y, err2 := os.ReadFile(filepath.Join(b, rel))
-		if err1 != nil || err2 != nil || string(x) != string(y) {
-			t.Errorf("%s differs between snapshots (%v, %v)", rel, err1, err2)
+	for rel, x := range a {
+		if !bytes.Equal(x, b[rel]) {
+			t.Errorf("%s differs between snapshots", rel)
+		}
+	}
+}
+
+// TestManifest checks the snapshots' spec data against the documents the
+// token files are cut from: each file the manifest (rules.tf in
+// strataspec.json) lists has the domain, source and offset of its
+// document, and every document is listed.
+func TestManifest(t *testing.T) {
+	for _, snap := range []string{"m5-v3", "m5"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", snap, "strataspec.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var spec struct {
+			Rules struct {
+				TF tf.Manifest `json:"tf"`
+			} `json:"rules"`
+		}
+		if err := json.Unmarshal(data, &spec); err != nil {
+			t.Fatal(err)
+		}
+		m := spec.Rules.TF
+		if m.Vocab != tfVocabFile || len(m.Files) != len(tfDocs) {
+			t.Fatalf("%s: manifest vocab %q, %d files; want %q, %d", snap, m.Vocab, len(m.Files), tfVocabFile, len(tfDocs))
+		}
+		for _, d := range tfDocs {
+			found := false
+			for _, e := range m.Files {
+				if e.Path != tfPath(d.domain) {
+					continue
+				}
+				found = true
+				if e.Domain != d.domain || e.Source != d.source || e.SourceOffset == nil || *e.SourceOffset != int64(len(d.before)) {
+					t.Errorf("%s: manifest entry %+v; want domain %q, source %q, offset %d", snap, e, d.domain, d.source, len(d.before))
+				}
+			}
+			if !found {
+				t.Errorf("%s: manifest lists no %s", snap, tfPath(d.domain))
+			}
 		}
 	}
 }

@@ -133,9 +133,18 @@ func openRegular(path string, limit int64) (*os.File, int64, error) {
 
 // decode prints one file and reports whether it has the TF layout.
 func decode(w io.Writer, f *tf.File, v *gguf.Vocab, showIDs bool) bool {
-	fmt.Fprintf(w, "%s: domain %s, %d ids, source_offset %d", f.Path, f.Domain, len(f.IDs), f.SourceOffset)
-	if f.SourceOffset > 0 {
-		fmt.Fprint(w, " (the user turn starts mid-document)")
+	fmt.Fprintf(w, "%s: ", f.Path)
+	if f.Domain != "" {
+		fmt.Fprintf(w, "domain %s, ", f.Domain)
+	}
+	fmt.Fprintf(w, "%d ids", len(f.IDs))
+	switch {
+	case !f.HasOffset:
+		fmt.Fprint(w, " (no source offset in the file; a checkout's manifest may give it)")
+	case f.SourceOffset > 0:
+		fmt.Fprintf(w, ", source_offset %d (the user turn starts mid-document)", f.SourceOffset)
+	default:
+		fmt.Fprintf(w, ", source_offset %d", f.SourceOffset)
 	}
 	fmt.Fprintln(w)
 	l, err := tf.Find(f.IDs, v)

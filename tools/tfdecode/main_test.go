@@ -20,7 +20,7 @@ func TestDecodeFixture(t *testing.T) {
 		t.Fatalf("run = %d; stderr %s", code, errb.String())
 	}
 	for _, want := range []string{
-		"domain ops_tools, 96 ids, source_offset 153 (the user turn starts mid-document)",
+		"eval_tf_96tok_ops_tools.txt: 96 ids (no source offset in the file; a checkout's manifest may give it)",
 		`user   ids  0–28 (29): "<|im_start|>user\n);\n df.erase();\n\nroot@f71c07bf8043:/app#<|im_end|>\n"`,
 		`header ids 29–31 ( 3): "<|im_start|>assistant\n"`,
 		`scored ids 32–95 (64): "<think>The fix looks correct`,

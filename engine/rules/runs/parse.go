@@ -6,6 +6,7 @@ package runs
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
@@ -44,16 +45,17 @@ func runParse(p *analysis.Pass) (any, error) {
 		m := ms[r.Name]
 		switch {
 		case r.Parser == "":
-			prog := "no argv recorded"
+			msg := fmt.Sprintf("run %s: no argv recorded and its output is not recognised: it is not read", r.Name)
+			quote := ""
 			if len(r.Cmd) > 0 {
-				prog = r.Cmd[0]
+				quote = r.Cmd[0]
+				msg = fmt.Sprintf("run %s: no parser for program %q: its output is not read", r.Name, quote)
 			}
-			p.Report(finding.Finding{Severity: finding.Warn, Check: "program", File: r.File, Line: r.Line, Quote: prog, Source: r.Source,
-				Message: fmt.Sprintf("run %s: no parser for program %q: its output is not read", r.Name, prog)})
-		case m == nil || len(m.List) == 0:
+			p.Report(finding.Finding{Severity: finding.Warn, Check: "program", File: r.File, Line: r.Line, Quote: quote, Source: r.Source, Message: msg})
+		case m == nil || len(m.List) == 0 && len(m.Errors) == 0:
 			p.Report(finding.Finding{Severity: finding.Fail, Check: "empty", File: r.File, Line: r.Line, Quote: lastLine(r), Source: r.Source,
 				Message: fmt.Sprintf("run %s (%s): its output yields no metric; last line: %q", r.Name, r.Parser, lastLine(r))})
-		default:
+		case len(m.List) > 0:
 			ok++
 		}
 		if m == nil {
@@ -73,27 +75,29 @@ func runParse(p *analysis.Pass) (any, error) {
 }
 
 func lastLine(r *archive.Run) string {
-	t := strings.TrimRight(r.Tail, "\n")
+	t, _ := r.Text()
+	t = strings.TrimRight(t, "\n")
 	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
 		t = t[i+1:]
 	}
-	if len(t) > 120 {
-		t = t[:120] + "…"
+	return clip(t)
+}
+
+// clip shortens a quoted line to 120 bytes at a character boundary.
+func clip(s string) string {
+	if len(s) <= 120 {
+		return s
 	}
-	return t
+	n := 120
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func tailLine(r *archive.Run, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	lines := strings.SplitN(r.Tail, "\n", n+1)
-	if n > len(lines) {
-		return ""
-	}
-	l := lines[n-1]
-	if len(l) > 120 {
-		l = l[:120] + "…"
-	}
-	return l
+	return clip(r.TailLine(n))
 }

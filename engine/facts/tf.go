@@ -1,0 +1,166 @@
+package facts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/gguf"
+	"github.com/strataspec/strataspec/engine/snapfs"
+	"github.com/strataspec/strataspec/engine/tf"
+)
+
+// TFSet is the checkout's teacher-forcing data: the vocabulary, the token
+// files the manifest (rules.tf) lists with their layouts, and the runs that
+// read them.
+type TFSet struct {
+	Flags     tf.Flags // the runs' token-count flags
+	Vocab     *gguf.Vocab
+	VocabFile string    // relative to the root
+	Files     []*TFFile // in path order
+	Runs      []*TFRun  // in the order the snapshot lists runs
+}
+
+// TFFile is one token file, read and laid out.
+type TFFile struct {
+	Rel string // relative to the root
+	*tf.File
+	Layout    tf.Layout
+	LayoutErr error  // the file has no TF layout: why
+	SHA256    string // of the file's bytes, hex
+	Size      int64  // bytes
+}
+
+// Line returns the file line of the id at position i (1 if unknown).
+func (e *TFFile) Line(i int) int {
+	if i >= 0 && i < len(e.IDLine) {
+		return e.IDLine[i]
+	}
+	return 1
+}
+
+// TFRun is one run that reads a token file, with the token counts its
+// command line gives.
+type TFRun struct {
+	Run           *archive.Run
+	File          *TFFile
+	NPrompt, NGen int
+	FlagErr       error // the flags are missing or malformed: why
+}
+
+// TF reads the manifest's vocabulary and token files and finds the runs
+// whose command line names one. A checkout without a manifest has no TF
+// data (ErrAbsent); a file the manifest names that cannot be read or
+// parsed is an error naming it.
+var TF = NewKey("tf", func(s *Set) (*TFSet, error) {
+	spec, err := Get(s, Spec)
+	if err != nil {
+		return nil, err
+	}
+	var m tf.Manifest
+	found, err := spec.Rule("tf", &m)
+	if err != nil {
+		return nil, err
+	}
+	if !found || len(m.Files) == 0 {
+		return nil, &snapfs.Error{File: checkout.File, Msg: "no teacher-forcing files declared (rules.tf.files)", Err: ErrAbsent}
+	}
+	if m.Vocab == "" {
+		return nil, spec.RuleErrorf("tf", "the manifest names no vocabulary (\"vocab\") to decode the token files")
+	}
+	out := &TFSet{VocabFile: m.Vocab, Flags: tf.DefaultFlags()}
+	if m.Flags != nil {
+		if m.Flags.Prompt == "" || m.Flags.Gen == "" {
+			return nil, spec.RuleErrorf("tf", "flags: give both \"prompt\" and \"gen\"")
+		}
+		out.Flags = *m.Flags
+	}
+	vb, err := s.Snap.ReadFile(m.Vocab)
+	if err != nil {
+		return nil, fmt.Errorf("rules.tf.vocab: %w", err)
+	}
+	gf, err := gguf.Parse(m.Vocab, vb)
+	if err != nil {
+		return nil, err
+	}
+	if out.Vocab, err = gf.Vocab(); err != nil {
+		return nil, err
+	}
+	byPath := map[string]*TFFile{}
+	for _, e := range m.Files {
+		rel, err := snapfs.Clean(e.Path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: rules.tf.files: %w", checkout.File, err)
+		}
+		data, err := read(s, rel)
+		if err != nil {
+			return nil, err
+		}
+		f, err := tf.Parse(rel, data)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.Apply(f); err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(data)
+		file := &TFFile{Rel: rel, File: f, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}
+		file.Layout, file.LayoutErr = tf.Find(f.IDs, out.Vocab)
+		byPath[rel] = file
+		out.Files = append(out.Files, file)
+	}
+	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Rel < out.Files[j].Rel })
+	for _, r := range s.Snap.Runs {
+		var file *TFFile
+		for _, a := range r.Cmd {
+			if rel, ok := s.Snap.Rel(a); ok {
+				if f := byPath[path.Clean(rel)]; f != nil {
+					file = f
+				}
+			}
+		}
+		if file == nil {
+			continue
+		}
+		tr := &TFRun{Run: r, File: file}
+		tr.NPrompt, tr.NGen, tr.FlagErr = tfFlags(r.Cmd, out.Flags)
+		out.Runs = append(out.Runs, tr)
+	}
+	return out, nil
+})
+
+// tfFlags reads the prompt and scored token counts from a command line.
+func tfFlags(cmd []string, flags tf.Flags) (nPrompt, nGen int, err error) {
+	vals := map[string]int{}
+	names := []string{flags.Prompt, flags.Gen}
+	for i := 0; i < len(cmd); i++ {
+		for _, name := range names {
+			var text string
+			switch {
+			case cmd[i] == name && i+1 < len(cmd):
+				text = cmd[i+1]
+			case strings.HasPrefix(cmd[i], name+"="):
+				text = strings.TrimPrefix(cmd[i], name+"=")
+			default:
+				continue
+			}
+			n, perr := strconv.Atoi(text)
+			if perr != nil || n <= 0 {
+				return 0, 0, fmt.Errorf("%s %q is not a positive integer", name, text)
+			}
+			vals[name] = n
+		}
+	}
+	for _, name := range names {
+		if _, ok := vals[name]; !ok {
+			return 0, 0, fmt.Errorf("no %s in the command", name)
+		}
+	}
+	return vals[flags.Prompt], vals[flags.Gen], nil
+}

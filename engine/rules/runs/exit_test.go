@@ -1,0 +1,63 @@
+package runs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/snaptest"
+)
+
+func exitFindings(t *testing.T, root string) (notApplied string, out []finding.Finding) {
+	t.Helper()
+	snap, err := archive.Load(root)
+	require.NoError(t, err)
+	res, err := analysis.Run(facts.New(snap), []*analysis.Analyzer{Exit})
+	require.NoError(t, err)
+	for _, f := range res[0].Findings {
+		if f.Severity != finding.Pass {
+			out = append(out, f)
+		}
+	}
+	return res[0].NotApplied, out
+}
+
+func TestExit(t *testing.T) {
+	// fixtures/m5 binds strata_q2_0_moce085_prefill_1024tok's prefill time.
+	root := snaptest.CopyFixture(t, "m5")
+	if _, fs := exitFindings(t, root); len(fs) != 0 {
+		t.Fatalf("runs.exit on fixtures/m5 = %v; want no finding", fs)
+	}
+	results := filepath.Join(root, filepath.FromSlash(snaptest.ResultsFile))
+	b := snaptest.Read(t, results)
+	i := strings.Index(b, `"name": "strata_q2_0_moce085_prefill_1024tok"`)
+	require.Positive(t, i)
+	j := i + strings.Index(b[i:], `"exit_code": 0`)
+	snaptest.Write(t, results, b[:j]+`"exit_code": 134`+b[j+len(`"exit_code": 0`):])
+	_, fs := exitFindings(t, root)
+	if len(fs) != 1 || fs[0].Severity != finding.Fail || !strings.Contains(fs[0].Message, "strata_q2_0_moce085_prefill_1024tok exited 134, and claims read it") {
+		t.Errorf("runs.exit with a bound run exiting 134 = %v; want one fail naming the run and the claims", fs)
+	}
+
+	// A failed run no claim reads is a warning; a snapshot with no exit
+	// status at all is not checked, and says so.
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "runs"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "runs", "a.log"), []byte("x\n"), 0o644))
+	na, _ := exitFindings(t, dir)
+	if na == "" {
+		t.Errorf("runs.exit on logs without exit status applied; want not applied")
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "runs", "a.json"), []byte(`{"exit_code": 1}`), 0o644))
+	_, fs = exitFindings(t, dir)
+	if len(fs) != 1 || fs[0].Severity != finding.Warn {
+		t.Errorf("runs.exit with an unread failed run = %v; want one warning", fs)
+	}
+}

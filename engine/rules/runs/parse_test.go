@@ -1,0 +1,82 @@
+package runs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/snaptest"
+)
+
+// A real llama-cli output from the corpus, whole and cut before its timings.
+func corpusLog(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(snaptest.Root(), "engine", "llamacpp", "testdata", "corpus", "ci-2024-09-b3761-llama-cli.log"))
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestParseFindings(t *testing.T) {
+	whole := corpusLog(t)
+	i := strings.Index(whole, "llama_perf")
+	require.Positive(t, i, "the corpus log has its perf lines")
+	cut := whole[:i]
+	tests := []struct {
+		name    string
+		log     string
+		sidecar string
+		want    string // "sev check" of the run's finding, "" for none
+	}{
+		{"whole output", whole, `{"cmd": ["./llama-cli"]}`, ""},
+		{"cut before its timings", cut, `{"cmd": ["./llama-cli"]}`, "fail line"},
+		{"unknown program", "step 1 done\n", `{"cmd": ["python3", "bench.py"]}`, "warn program"},
+		{"no argv, unrecognised output", "hello\n", "", "warn program"},
+		{"known program, nothing printed", "", `{"cmd": ["llama-cli"]}`, "fail"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "runs"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "runs", "r.log"), []byte(tt.log), 0o644))
+			if tt.sidecar != "" {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "runs", "r.json"), []byte(tt.sidecar), 0o644))
+			}
+			snap, err := archive.Load(dir)
+			require.NoError(t, err)
+			res, err := analysis.Run(facts.New(snap), []*analysis.Analyzer{Parse})
+			require.NoError(t, err)
+			var got []string
+			for _, f := range res[0].Findings {
+				if f.Severity != finding.Pass {
+					got = append(got, f.Severity.String()+" "+f.Check)
+					if !strings.Contains(f.Message, "run r") {
+						t.Errorf("finding %q does not name the run", f.Message)
+					}
+				}
+			}
+			switch {
+			case tt.want == "" && len(got) > 0:
+				t.Errorf("runs.parse(%s) = %v; want no finding", tt.name, got)
+			case tt.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tt.want)):
+				t.Errorf("runs.parse(%s) = %v; want one %q finding", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestClip(t *testing.T) {
+	s := strings.Repeat("é", 100) // 200 bytes, 2 a character
+	got := clip(s)
+	if !strings.HasSuffix(got, "…") || !utf8Valid(got) || len(got) > 124 {
+		t.Errorf("clip(%d bytes of é) = %q; want at most 120 bytes at a character boundary and …", len(s), got)
+	}
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }

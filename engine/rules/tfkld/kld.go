@@ -1,0 +1,278 @@
+package tfkld
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/kld"
+	"github.com/strataspec/strataspec/engine/plan"
+)
+
+// The bootstrap the kld rule runs where a domain has enough documents: a
+// 95 % percentile interval from 10,000 resamples of a generator seeded
+// with 1, so reports are reproducible.
+const (
+	bootstrapLevel = 0.95
+	bootstrapReps  = 10000
+	bootstrapSeed  = 1
+)
+
+// KLDConfig is the kld rule's settings, "rules": {"kld": {…}}.
+type KLDConfig struct {
+	// ColdSet names the claims table's set of cold runs (the first run on
+	// each model file). Without it, pairs quoted from one run per side are
+	// not checked for a cold run.
+	ColdSet string `json:"cold_set,omitempty"`
+	// ModelFlags are the command-line flags naming a run's model file, by
+	// which the first run on each file is found; default --model and -m.
+	ModelFlags []string `json:"model_flags,omitempty"`
+}
+
+// KLD is the rule on the sample behind the KLD figures.
+var KLD = &analysis.Analyzer{
+	Name:   "kld",
+	Doc:    "sample size: teacher-forcing KLD over at least 3 documents per domain with a bootstrap confidence interval, or a stated caveat; a pair quoted from one run per side with the cold first run on its expert file states a caveat",
+	Family: analysis.FamilyTFKLD,
+	Fix:    "score at least 3 documents per domain with a bootstrap interval, or state the sample size as a caveat",
+	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.TF, facts.Gate, facts.Plan},
+	Run:    runKLD,
+}
+
+func runKLD(p *analysis.Pass) (any, error) {
+	var cfg KLDConfig
+	if _, err := analysis.OptionalSettings(p, &cfg); err != nil {
+		return nil, err
+	}
+	s, err := load(p)
+	tfAbsent := errors.Is(err, facts.ErrAbsent)
+	if err != nil && !tfAbsent {
+		return nil, err
+	}
+	if tfAbsent && cfg.ColdSet == "" {
+		return nil, analysis.NotApplicable("no teacher-forcing files (rules.tf.files) and no cold-run set (rules.kld.cold_set) in %s", checkout.File)
+	}
+	if !tfAbsent {
+		s.checkSample()
+	}
+	if cfg.ColdSet != "" {
+		return nil, coldPairs(p, cfg)
+	}
+	return nil, nil
+}
+
+func (s *state) checkSample() {
+	file, line, quote := s.pl.file, s.pl.line, s.pl.quote()
+	// Documents and scored tokens per domain.
+	byDomain := map[string]*kld.Sample{}
+	var domains []string
+	for _, e := range s.set.Files {
+		d := e.Domain
+		if byDomain[d] == nil {
+			byDomain[d] = &kld.Sample{Domain: d}
+			domains = append(domains, d)
+		}
+		byDomain[d].Docs++
+		if e.LayoutErr == nil {
+			byDomain[d].Tokens += e.Layout.Scored.Len()
+		}
+	}
+	sort.Strings(domains)
+	var samples []kld.Sample
+	var desc []string
+	for _, d := range domains {
+		samples = append(samples, *byDomain[d])
+		desc = append(desc, fmt.Sprintf("%s %d doc(s), %d scored tokens", d, byDomain[d].Docs, byDomain[d].Tokens))
+	}
+	raw := strings.Join(desc, "; ")
+	src := "TF token files (" + s.set.VocabFile + ")"
+	if small := kld.Small(samples); len(small) > 0 {
+		var names []string
+		for _, sm := range small {
+			names = append(names, sm.Domain)
+		}
+		if where, ok := s.pl.caveat(CaveatKLDSampleSize); ok {
+			s.add(finding.Pass, "sample", file, line, quote, raw, where,
+				"fewer than %d documents in %s: no confidence interval; stated in PLAN", kld.MinDocs, strings.Join(names, ", "))
+		} else {
+			s.add(finding.Fail, "sample", file, line, quote, raw, src,
+				"fewer than %d documents per domain (%s) and no confidence interval: the KLD and top-1 figures are single-document point values; add documents or state it in %s as caveat (%s)",
+				kld.MinDocs, strings.Join(names, ", "), s.pl.where(), CaveatKLDSampleSize)
+		}
+		return
+	}
+	// Every domain has enough documents: a bootstrap interval per
+	// configuration and domain over the documents' mean KLD.
+	cis, err := s.intervals()
+	if err != nil {
+		s.add(finding.Fail, "sample", file, line, quote, raw, src, "no confidence interval: %v", err)
+		return
+	}
+	s.add(finding.Pass, "sample", file, line, quote, raw, src,
+		"at least %d documents per domain; bootstrap %.0f%% intervals of mean KLD over documents: %s",
+		kld.MinDocs, 100*bootstrapLevel, strings.Join(cis, "; "))
+}
+
+// intervals computes a bootstrap interval of mean KLD per configuration
+// and domain from the runs' tails.
+func (s *state) intervals() ([]string, error) {
+	type key struct{ config, domain string }
+	docs := map[key][]float64{}
+	var keys []key
+	for _, r := range s.set.Runs {
+		v, _, ok := metricValue(s.ms[r.Run.Name], "kld_mean")
+		if !ok {
+			return nil, fmt.Errorf("run %s: no kld_mean in its tail", r.Run.Name)
+		}
+		k := key{s.configOf(r.Run.Name), r.File.Domain}
+		if _, seen := docs[k]; !seen {
+			keys = append(keys, k)
+		}
+		docs[k] = append(docs[k], v)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].config != keys[j].config {
+			return keys[i].config < keys[j].config
+		}
+		return keys[i].domain < keys[j].domain
+	})
+	var out []string
+	for _, k := range keys {
+		iv, err := kld.Bootstrap(docs[k], bootstrapLevel, bootstrapReps, bootstrapSeed)
+		if errors.Is(err, kld.ErrTooFewDocs) {
+			return nil, fmt.Errorf("%s %s: %d run(s): %w", k.config, k.domain, len(docs[k]), err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fmt.Sprintf("%s %s %s", k.config, k.domain, iv))
+	}
+	return out, nil
+}
+
+// coldPairs checks the pairs the plan quotes from one run per side (arrow
+// quotes, "9.51 → 13.52 tok/s") against the claims table's cold set, the
+// first run on each model file: such a pair is a sample of one, taken cold
+// on one side, and its claims row must name a caveat the plan states. The
+// set itself must be exactly the first run on each model file.
+func coldPairs(p *analysis.Pass, cfg KLDConfig) error {
+	pc, err := analysis.Fact(p, facts.Gate)
+	if errors.Is(err, facts.ErrAbsent) {
+		return nil // no plan or claims table: nothing quotes a pair
+	}
+	if err != nil {
+		return err
+	}
+	spec, err := analysis.Fact(p, facts.Spec)
+	if err != nil {
+		return err
+	}
+	set := pc.Table.Sets[cfg.ColdSet]
+	if set == nil {
+		p.Report(finding.Finding{Severity: finding.Warn, Check: "cold-set", File: spec.Claims, Source: checkout.File,
+			Message: fmt.Sprintf("rules.kld.cold_set names set %s, which %s does not declare: pairs with a cold run are not checked", cfg.ColdSet, spec.Claims)})
+		return nil
+	}
+	cold, err := pc.Env.Set(cfg.ColdSet)
+	if err != nil {
+		return fmt.Errorf("%s: %w", spec.Claims, err)
+	}
+	snap, err := analysis.Fact(p, facts.Snapshot)
+	if err != nil {
+		return err
+	}
+	flags := cfg.ModelFlags
+	if len(flags) == 0 {
+		flags = []string{"--model", "-m"}
+	}
+	// The first run on each model file, among the runs of the programs
+	// the cold set's runs are (the engine's runs, not a baseline's).
+	programs := map[string]bool{}
+	for _, name := range cold {
+		if r := snap.Run(name); r != nil {
+			programs[r.Parser] = true
+		}
+	}
+	first := map[string]string{} // model file → first run reading it
+	var used, kinds []string
+	for _, r := range snap.Runs {
+		if !programs[r.Parser] {
+			continue
+		}
+		for i := 0; i+1 < len(r.Cmd); i++ {
+			if !slices.Contains(flags, r.Cmd[i]) {
+				continue
+			}
+			if !slices.Contains(used, r.Cmd[i]) {
+				used = append(used, r.Cmd[i])
+			}
+			if !slices.Contains(kinds, r.Parser) {
+				kinds = append(kinds, r.Parser)
+			}
+			if _, ok := first[r.Cmd[i+1]]; !ok {
+				first[r.Cmd[i+1]] = r.Name
+			}
+		}
+	}
+	fd := checkColdSet(spec.Claims, cfg.ColdSet, set.Line, cold, first)
+	fd.Source = fmt.Sprintf("the first %s run per %s in results order: %s", strings.Join(kinds, "/"), strings.Join(used, "/"), fd.Source)
+	p.Report(fd)
+	isCold := map[string]bool{}
+	for _, r := range cold {
+		isCold[r] = true
+	}
+	for _, b := range pc.Result.Bindings {
+		if b.Token.Kind != plan.Arrow || b.Status == claims.Stale {
+			continue
+		}
+		runs := b.Row.Runs()
+		var coldRuns []string
+		for _, r := range runs {
+			if isCold[r] {
+				coldRuns = append(coldRuns, r)
+			}
+		}
+		if len(runs) < 2 || len(coldRuns) == 0 {
+			continue
+		}
+		what := fmt.Sprintf("%s: %s compares %s, one run per side (n = 1), with the first, cold run on its expert file (%s)",
+			b.Place, b.Token.Text, strings.Join(runs, " and "), strings.Join(coldRuns, ", "))
+		f := finding.Finding{ID: b.Row.ID, Severity: finding.Warn, Check: "cold-pair", File: spec.Plan, Line: b.Token.Line,
+			Quote: b.Token.Text, Raw: b.Raw, Source: b.Source, Message: what + ", and states no caveat"}
+		if len(b.Row.Caveats) > 0 && b.Status != claims.CaveatMissing {
+			f.Severity = finding.Pass
+			f.Message = fmt.Sprintf("%s; caveat (%s) stated", what, strings.Join(b.Row.Caveats, "), ("))
+		}
+		p.Report(f)
+	}
+	return nil
+}
+
+// checkColdSet checks the declared cold set against the archive: it must be
+// exactly the first run on each model file.
+func checkColdSet(file, name string, line int, cold []string, first map[string]string) finding.Finding {
+	f := finding.Finding{Severity: finding.Pass, Check: "cold-set", File: file, Line: line, Quote: "set " + name,
+		Raw: strings.Join(cold, " ")}
+	var want []string
+	for _, r := range first {
+		want = append(want, r)
+	}
+	sort.Strings(want)
+	got := append([]string(nil), cold...)
+	sort.Strings(got)
+	f.Source = strings.Join(want, " ")
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		f.Severity = finding.Fail
+		f.Message = fmt.Sprintf("set %s names %s; the first run on each model file is %s", name, strings.Join(got, ", "), strings.Join(want, ", "))
+		return f
+	}
+	f.Message = fmt.Sprintf("set %s is the first run on each model file: %s", name, strings.Join(want, ", "))
+	return f
+}

@@ -1,0 +1,58 @@
+package tfkld
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/tail"
+	"github.com/strataspec/strataspec/engine/tf"
+)
+
+// TestKLDBootstrapWhenEnoughDocs gives every domain three documents: the
+// kld rule then passes with a bootstrap interval per configuration and domain.
+func TestKLDBootstrapWhenEnoughDocs(t *testing.T) {
+	macro := &archive.Macro{Config: "iq3_s"}
+	var fs []finding.Finding
+	s := &state{snap: &archive.Snapshot{KLDMacros: map[string]*archive.Macro{"iq3_s": macro}},
+		ms: map[string]*tail.Metrics{}, set: &facts.TFSet{VocabFile: "data/v.gguf"}, pl: &place{file: "PLAN.md"},
+		report: func(f finding.Finding) { fs = append(fs, f) }}
+	checkKLD := func(s *state) []finding.Finding {
+		fs = nil
+		s.checkSample()
+		return fs
+	}
+	for _, domain := range []string{"ja", "ops_tools"} {
+		for doc, v := range []string{"0.05", "0.07", "0.06"} {
+			e := &facts.TFFile{Rel: domain + string(rune('a'+doc)), File: &tf.File{Domain: domain}, Layout: tf.Layout{Scored: tf.Span{Start: 32, End: 96}}}
+			s.set.Files = append(s.set.Files, e)
+			name := "run_" + e.Rel
+			macro.Runs = append(macro.Runs, name)
+			s.set.Runs = append(s.set.Runs, &facts.TFRun{Run: &archive.Run{Name: name}, File: e})
+			ms := &tail.Metrics{}
+			ms.Add(tail.Metric{Name: "kld_mean", Num: num.MustParse(v)})
+			s.ms[name] = ms
+		}
+	}
+	fs = checkKLD(s)
+	if len(fs) != 1 || fs[0].Severity != finding.Pass {
+		t.Fatalf("checkKLD with 3 docs per domain = %v; want one pass", fs)
+	}
+	for _, want := range []string{"bootstrap 95% intervals", "iq3_s ja [", "iq3_s ops_tools [", "n=3, 10000 resamples"} {
+		if !strings.Contains(fs[0].Message, want) {
+			t.Errorf("message %q lacks %q", fs[0].Message, want)
+		}
+	}
+	again := checkKLD(s)
+	if again[0].Message != fs[0].Message {
+		t.Errorf("checkKLD not deterministic:\n%s\n%s", fs[0].Message, again[0].Message)
+	}
+	// A run without kld_mean leaves no interval: fail.
+	s.ms["run_jaa"] = &tail.Metrics{}
+	if fs := checkKLD(s); len(fs) != 1 || fs[0].Severity != finding.Fail || !strings.Contains(fs[0].Message, "run run_jaa: no kld_mean") {
+		t.Errorf("checkKLD with a run missing kld_mean = %v; want a fail naming it", fs)
+	}
+}
