@@ -269,3 +269,44 @@ func TestGateSuggest(t *testing.T) {
 		t.Logf("%d of %d numbers had a unique source and are bound by the pasted rows; %d remain unsourced", unique, all, len(fs))
 	})
 }
+
+// TestGateNarrowerSet: binding F13's quote "6.39–6.44 GB/s" in
+// fixtures/m5-v3 to a narrower set that gives exactly that range (the
+// prefill runs, which leave out the cold first run on the Q2_0 file) does
+// not make plan.range pass: the first run on a model file is part of any
+// range over runs of that file unless a caveat says otherwise.
+func TestGateNarrowerSet(t *testing.T) {
+	base := loadSnap(t, "m5-v3")
+	pt, ct := readFixture(t, "m5-v3", "PLAN.md"), readFixture(t, "m5-v3", "PLAN.claims")
+	narrow := replaceOnce(t, ct, "| 6.39–6.44 GB/s | range(@q2_0:fill_gb_s) | id=F13", "| 6.39–6.44 GB/s | range(@prefill:fill_gb_s) | id=F13")
+	var got []finding.Finding
+	for _, f := range failures(gate(t, withFiles(t, base, pt, narrow))) {
+		if f.Rule == "plan.range" && f.Quote == "6.39–6.44 GB/s" {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].ID != "F13" || !strings.Contains(got[0].Message, "strata_q2_0_moce0_short_43tok") {
+		t.Errorf("F13 bound to range(@prefill:fill_gb_s): plan.range fails %v; want one F13 naming the cold first run strata_q2_0_moce0_short_43tok", got)
+	}
+}
+
+// TestGateBOM: a UTF-8 byte order mark at the start of PLAN.md and of
+// PLAN.claims (as some editors write) changes nothing the gate checks; it
+// is noted.
+func TestGateBOM(t *testing.T) {
+	base := loadSnap(t, "m5")
+	pt, ct := readFixture(t, "m5", "PLAN.md"), readFixture(t, "m5", "PLAN.claims")
+	want := gate(t, base)
+	got := gate(t, withFiles(t, base, append([]byte("\uFEFF"), pt...), append([]byte("\uFEFF"), ct...)))
+	require.Empty(t, failures(got), "with a BOM")
+	require.Equal(t, sourced(want), sourced(got), "with a BOM: the sourced quotes differ")
+	notes := 0
+	for _, f := range got {
+		if f.Check == plangate.ReadCheck && strings.Contains(f.Message, "byte order mark") {
+			notes++
+		}
+	}
+	if notes != 2 {
+		t.Errorf("with a BOM in PLAN.md and PLAN.claims: %d notes; want 2", notes)
+	}
+}

@@ -1,11 +1,15 @@
 package spec
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/report"
+	plangate "github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/stretchr/testify/require"
 )
@@ -32,4 +36,50 @@ func TestGateSwitchedOff(t *testing.T) {
 			t.Errorf("audit(-rules plan) with PLAN.claims %q: no finding says the table declares no claim section", content)
 		}
 	}
+}
+
+// TestGateRemoved: deleting PLAN.claims switches the gate off too. It used
+// to stop the audit (exit 2, "PLAN.claims: not in the snapshot"); a plan
+// without claims is now the first step of adopting the gate (README), so
+// the audit goes on, and the removal stays visible: plan.uncovered lists
+// every measurement-like number of the plan as ungated (a warning, a fail
+// with -strict), the counts say none is gated, and the rules that need
+// claims rows say why they did not apply.
+func TestGateRemoved(t *testing.T) {
+	root := snaptest.CopyFixture(t, "m5")
+	require.NoError(t, os.Remove(filepath.Join(root, "PLAN.claims")))
+	rep, err := audit.Audit(root, "plan")
+	require.NoError(t, err)
+	ungated, gate := 0, ""
+	for _, f := range rep.Findings {
+		if f.Rule == "plan.uncovered" && f.Check == plangate.UncoveredCheck && f.Severity == finding.Warn {
+			ungated++
+		}
+		if f.Check == plangate.GateCheck {
+			gate = f.Raw
+		}
+	}
+	if ungated < 50 || !strings.HasPrefix(gate, "gated=0 ") || rep.Summary.Pass != 0 {
+		t.Errorf("audit(-rules plan) without PLAN.claims: %d ungated warnings, counts %q, %d passes; want the plan's numbers listed, gated=0, no pass", ungated, gate, rep.Summary.Pass)
+	}
+	for _, r := range rep.Rules {
+		if r.Name != "plan.uncovered" && (r.Applied || !strings.HasPrefix(r.Reason, "no PLAN.claims")) {
+			t.Errorf("%s without PLAN.claims: applied %v, reason %q; want not applied: no PLAN.claims", r.Name, r.Applied, r.Reason)
+		}
+	}
+	strict := report.NewWithRules(rep.Root, rep.Rules, plangate.Strict(rep.Findings))
+	if !strict.Failed() || strict.Summary.Fail != ungated {
+		t.Errorf("-strict without PLAN.claims: %d fails; want the %d ungated numbers", strict.Summary.Fail, ungated)
+	}
+
+	// a folder of logs with no plan at all: the plan rules do not apply
+	require.NoError(t, os.Remove(filepath.Join(root, "PLAN.md")))
+	rep, err = audit.Audit(root, "plan")
+	require.NoError(t, err)
+	for _, r := range rep.Rules {
+		if r.Applied || r.Reason != "no PLAN.md" {
+			t.Errorf("%s without PLAN.md: applied %v, reason %q; want not applied: no PLAN.md", r.Name, r.Applied, r.Reason)
+		}
+	}
+	require.Empty(t, rep.Findings, "without PLAN.md")
 }

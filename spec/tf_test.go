@@ -68,7 +68,7 @@ func TestTFNewDocument(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := snaptest.CopyFixture(t, "m5-v3")
-			gf, err := gguf.Open(filepath.Join(root, "data", "vocab-synthetic-chatml.gguf"))
+			gf, err := gguf.Parse("vocab", []byte(snaptest.Read(t, filepath.Join(root, "data", "vocab-synthetic-chatml.gguf"))))
 			require.NoError(t, err)
 			v, err := gf.Vocab()
 			require.NoError(t, err)

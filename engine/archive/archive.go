@@ -13,7 +13,10 @@
 package archive
 
 import (
+	"bytes"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/jsontree"
@@ -102,12 +105,59 @@ type Run struct {
 	HasExit     bool              // the record gave an exit status
 	Start       time.Time         // when the run started, zero when not recorded
 	Extra       map[string]string // record keys no mapping used, as raw JSON
-	DurationS   float64
-	Duration    Field  // duration_s with its printed text and place
-	Tail        string // output tail as archived
-	Source      string // file and JSON path of the tail, e.g. "results/x.json: runs[3].output_tail"
-	Index       int    // position in runs[]
-	Line        int    // line of the run's object in the results file
+
+	fsys      *snapfs.FS // where textFile is read from
+	textFile  string     // the log the output is read from; "" when Tail holds it
+	DurationS float64
+	Duration  Field // duration_s with its printed text and place
+	// Tail is the output tail when it was archived inside a results file;
+	// read a run's output with Text, which also reads a log file's.
+	Tail   string
+	Source string // file and JSON path of the tail, e.g. "results/x.json: runs[3].output_tail"
+	Index  int    // position in runs[]
+	Line   int    // line of the run's object in the results file
+}
+
+// Text returns the run's output: the tail archived in its record, or the
+// log file it was read from, read again through the snapshot's confined FS
+// each time it is asked for, so that the logs of a large snapshot are never
+// all in memory. Invalid UTF-8 in a log is replaced by U+FFFD, as the loader
+// noted.
+func (r *Run) Text() (string, error) {
+	if r.textFile == "" {
+		return r.Tail, nil
+	}
+	b, err := r.fsys.ReadFile(r.textFile, snapfs.LimitResults)
+	if err != nil {
+		return "", err
+	}
+	if !utf8.Valid(b) {
+		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+	}
+	return string(b), nil
+}
+
+// TailLine returns line n (1-based) of the run's output, for quoting in a
+// finding; "" when there is no such line or the output cannot be read.
+func (r *Run) TailLine(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	t, err := r.Text()
+	if err != nil {
+		return ""
+	}
+	for i := 1; i < n; i++ {
+		j := strings.IndexByte(t, '\n')
+		if j < 0 {
+			return ""
+		}
+		t = t[j+1:]
+	}
+	if j := strings.IndexByte(t, '\n'); j >= 0 {
+		t = t[:j]
+	}
+	return strings.TrimSuffix(t, "\r")
 }
 
 // Strata reports whether the run is a strata engine run (speed or TF).

@@ -706,8 +706,12 @@ func (s *Snapshot) loadLogs() error {
 				s.note(f+"\x00utf8", Note{File: f, Msg: "invalid UTF-8 replaced by U+FFFD before parsing"})
 			}
 			name := strings.TrimSuffix(path.Base(f), path.Ext(f))
-			r := &Run{Name: name, File: f, Tail: string(data), Source: f, Index: len(s.Runs), Line: 1,
-				Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{}}
+			// The log is read here once, to check it and recognise its
+			// program, and again whenever a rule asks for its text (Run.Text):
+			// a snapshot of many large logs is never held in memory at once.
+			r := &Run{Name: name, File: f, Source: f, Index: len(s.Runs), Line: 1,
+				Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{},
+				fsys: s.FS, textFile: f}
 			if j := s.Run(name); j != nil {
 				return &Error{File: f, Msg: fmt.Sprintf("duplicate run name %q (also %s line %d)", name, j.File, j.Line)}
 			}
@@ -720,7 +724,7 @@ func (s *Snapshot) loadLogs() error {
 			if len(r.Cmd) > 0 {
 				r.Parser, _ = s.Spec.ParserFor(r.Cmd[0])
 			} else {
-				r.Parser = sniffParser(r.Tail)
+				r.Parser = sniffParser(string(data))
 			}
 			s.addRun(r)
 		}

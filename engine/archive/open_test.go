@@ -135,3 +135,25 @@ func BenchmarkLoadJSONLines(b *testing.B) {
 		}
 	}
 }
+
+// A log's output is read when asked for (Run.Text), not held by the
+// snapshot; TailLine quotes one line of it.
+func TestLogTextReadWhenAsked(t *testing.T) {
+	dir := writeTree(t, map[string]string{"runs/a.log": "first\r\nsecond\nthird \xff\n"})
+	s, err := Load(dir)
+	require.NoError(t, err)
+	r := s.Run("a")
+	require.NotNil(t, r)
+	assert.Empty(t, r.Tail, "a log's text is not kept in the snapshot")
+	text, err := r.Text()
+	require.NoError(t, err)
+	assert.Equal(t, "first\r\nsecond\nthird \uFFFD\n", text)
+	for n, want := range map[int]string{0: "", 1: "first", 2: "second", 3: "third \uFFFD", 5: ""} {
+		if got := r.TailLine(n); got != want {
+			t.Errorf("TailLine(%d) = %q; want %q", n, got, want)
+		}
+	}
+	require.NoError(t, os.Remove(filepath.Join(dir, "runs", "a.log")))
+	_, err = r.Text()
+	assert.Error(t, err, "a log removed after loading is an error, not an empty output")
+}

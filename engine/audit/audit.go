@@ -3,6 +3,7 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/report"
@@ -81,7 +83,10 @@ func (s Selection) Names() []string {
 }
 
 // RuleInfo is one rule for -list: its name and one line.
-type RuleInfo struct{ Name, Doc string }
+type RuleInfo struct {
+	Name string `json:"name"`
+	Doc  string `json:"doc"`
+}
 
 // Rules returns every rule, sorted by name.
 func Rules() []RuleInfo {
@@ -159,6 +164,9 @@ func RunSelection(ctx *rules.Context, sel Selection) (*report.Report, error) {
 	if len(sel.Analyzers) > 0 {
 		res, err := analysis.Run(ctx.FactSet(), sel.Analyzers)
 		if err != nil {
+			if ie, ok := inputError(ctx, err); ok {
+				return nil, ie
+			}
 			return nil, err
 		}
 		for _, r := range res {
@@ -191,6 +199,9 @@ func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 	for _, r := range rs {
 		fs, err := r.Check(ctx)
 		if err != nil {
+			if ie, ok := inputError(ctx, err); ok {
+				return nil, ie
+			}
 			return nil, &RuleError{Rule: r.Name, Err: err}
 		}
 		for i := range fs {
@@ -207,6 +218,19 @@ func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
 		infos = append(infos, report.RuleInfo{Name: r.Name, Doc: r.Doc, Applied: len(fs) > 0})
 	}
 	return report.NewWithRules(ctx.Snap.Root, infos, all), nil
+}
+
+// inputError returns the claims table's syntax errors when err is one of
+// them: a file every plan rule reads is named by its file and line alone,
+// not by the rule that happened to read it first.
+func inputError(ctx *rules.Context, err error) (error, bool) {
+	if _, ok := errors.AsType[*claims.Error](err); !ok {
+		return nil, false
+	}
+	if _, cerr := facts.Get(ctx.FactSet(), facts.Claims); cerr != nil {
+		return cerr, true
+	}
+	return nil, false
 }
 
 // RuleError is a rule's failure to read its input. Its message leads with

@@ -2,6 +2,8 @@ package audit
 
 import (
 	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 const perplexityTail = `llama_perf_context_print:        load time =    1234.56 ms
@@ -121,5 +124,23 @@ func TestRunRuleInfo(t *testing.T) {
 	}
 	if na := rep.Summary.NotApplied; len(na) != 1 || na[0].Rule != "none" || na[0].Reason == "" {
 		t.Errorf("Run: not applied %+v; want rule none with a reason", na)
+	}
+}
+
+// TestClaimsSyntaxErrorNamesFile: a syntax error in PLAN.claims stops the
+// audit naming PLAN.claims and its line, not the rule that read the table
+// first (plan.label, kld…).
+func TestClaimsSyntaxErrorNamesFile(t *testing.T) {
+	root := snaptest.CopyFixture(t, "m5")
+	p := filepath.Join(root, "PLAN.claims")
+	text := snaptest.Read(t, p)
+	line := strings.Count(text, "\n") + 1
+	snaptest.Write(t, p, text+"§7.1 #5 | 1 ms\n")
+	want := fmt.Sprintf("PLAN.claims:%d: row:", line)
+	for _, sel := range []string{"", "plan", "kld"} {
+		_, err := Audit(root, sel)
+		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "(rule ") {
+			t.Errorf("Audit(-rules %q) with a bad row on line %d: %v; want an error starting %q naming no rule", sel, line, err, want)
+		}
 	}
 }

@@ -66,11 +66,12 @@ type Unbound struct {
 }
 
 // Uncovered is a measurement-like number (see Measurement) outside the
-// claim sections and outside the sections declared not claims: a number
-// the gate does not check.
+// claim sections, or in a fenced code block anywhere, and outside the
+// sections declared not claims: a number the gate does not check.
 type Uncovered struct {
-	Token plan.Token
-	Place string // the section's place, or its title where it has no number
+	Token  plan.Token
+	Place  string // the section's place, or its title where it has no number
+	Fenced bool   // in a fenced code block, where no row binds a number
 }
 
 // SpanCheck is the check of a code span in a claim section that quotes
@@ -236,6 +237,27 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 		if sec != nil {
 			place = sec.Place()
 		}
+		if l.Fenced() {
+			// a fenced code block's numbers are never bound: counted, and
+			// listed where measurement-like, so that none escapes unseen
+			for _, tk := range l.FencedTokens() {
+				if !Measurement(tk) {
+					continue
+				}
+				c := count(sec)
+				if skip {
+					c.Skipped++
+					res.Gate.Skipped++
+					continue
+				}
+				c.Ungated++
+				res.Gate.Ungated++
+				if len(res.Uncovered) < MaxUncovered {
+					res.Uncovered = append(res.Uncovered, Uncovered{Token: tk, Place: sectionName(sec), Fenced: true})
+				}
+			}
+			continue
+		}
 		hasNum := false
 		l.EachToken(func(tk plan.Token) bool {
 			c := count(sec)
@@ -339,15 +361,22 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 				}
 			}
 			if b.Status == Match {
-				var missing []string
+				var missing, empty []string
 				for _, id := range row.Caveats {
-					if _, ok := doc.Caveat(id, r.place); !ok {
-						missing = append(missing, "("+id+")")
+					if _, ok := doc.Caveat(id, r.place); ok {
+						continue
+					}
+					missing = append(missing, "("+id+")")
+					if c, ok := doc.EmptyCaveat(id, r.place); ok {
+						empty = append(empty, fmt.Sprintf("(%s) at %s:%d", id, doc.File, c.Line))
 					}
 				}
 				if len(missing) > 0 {
 					b.Status = CaveatMissing
 					b.Msg = fmt.Sprintf("%s: claims row %s:%d names caveat %s, which the plan does not state in %s", r.place, t.File, row.Line, strings.Join(missing, ", "), r.place)
+					if len(empty) > 0 {
+						b.Msg += fmt.Sprintf(" (caveat %s says nothing: a caveat needs at least %d words)", strings.Join(empty, ", "), plan.MinCaveatWords)
+					}
 				}
 			}
 			res.Bindings = append(res.Bindings, b)

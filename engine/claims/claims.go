@@ -6,10 +6,10 @@
 //	section §7.1 #5                       a claim section: every number in it must be bound
 //	skip §1.3                             a section declared not claims (design targets): its numbers are counted, not listed as ungated;
 //	                                      a skip may carve a part out of a claim section, never cover a whole one
-//	set q2_0 = strata_q2_0_* strata_metal_optimized_*   a named run set (globs over run names)
+//	set q2 = engine_q2_* engine_opt_*     a named run set (globs over run names)
 //	const page = 16 KiB                   a declared constant (value and unit)
-//	§7.1 #5 | 3,194.19 ms | strata_q2_0_moce085_prefill_1024tok:prefill_ms
-//	§7.1 #5 | 3.66–6.44 GB/s | range(@q2_0:fill_gb_s) | id=F13
+//	§7.1 #5 | 3,194.19 ms | engine_q2_prefill_1024tok:prefill_ms
+//	§7.1 #5 | 3.66–6.44 GB/s | range(@q2:fill_gb_s) | id=F13
 //	§7.1 #5 | 82.17 + 9.38 % | RUN:hit_arena_pct ; RUN:hit_ra_pct | id=F08
 //	§7.1 #5 | 9.51 → 13.52 tok/s | A:decode_tok_s ; B:decode_tok_s | caveat=decode-pair-n1
 //
@@ -45,9 +45,9 @@
 package claims
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"strconv"
@@ -72,6 +72,7 @@ type Table struct {
 	Consts map[string]*Const
 	Rows   []*Row
 	Errors []*Error // syntax errors; parsing goes on after one
+	Notes  []string // what parsing set aside ("file:1: a UTF-8 byte order mark … is ignored")
 }
 
 // Section is a declared claim section.
@@ -152,27 +153,27 @@ func (t *Table) Err() error {
 	return errors.Join(errs...)
 }
 
-// Load reads and parses the claims table at file.
-func Load(file string) (*Table, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("claims: %w", err)
-	}
-	return Parse(file, b), nil
-}
-
 var (
 	nameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	optionRE = regexp.MustCompile(`^(caveat|id|n|digits|pad)=([A-Za-z0-9][A-Za-z0-9._-]*)$`)
 	placeRE  = regexp.MustCompile(`^(§[0-9]+(\.[0-9A-Za-z]+)*)?( ?#[0-9]+)?$`)
 )
 
+// bom is the UTF-8 byte order mark some editors write at the start of a
+// file; it is not part of the first line.
+const bom = "\uFEFF"
+
 // Parse parses a claims table. It never fails: each syntax error is
-// recorded with its line and parsing goes on.
+// recorded with its line and parsing goes on. A leading UTF-8 byte order
+// mark is dropped, with a note.
 func Parse(file string, b []byte) *Table {
 	t := &Table{File: file, Sets: map[string]*Set{}, Consts: map[string]*Const{}}
 	errf := func(line int, format string, args ...any) {
 		t.Errors = append(t.Errors, &Error{file, line, fmt.Sprintf(format, args...)})
+	}
+	if rest, ok := bytes.CutPrefix(b, []byte(bom)); ok {
+		b = rest
+		t.Notes = append(t.Notes, fmt.Sprintf("%s:1: a UTF-8 byte order mark at the start of the file is ignored", file))
 	}
 	for i, raw := range strings.Split(string(b), "\n") {
 		ln := i + 1

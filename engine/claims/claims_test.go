@@ -577,3 +577,18 @@ func BenchmarkParseExpr(b *testing.B) {
 		})
 	}
 }
+
+// TestParseBOM drops a leading UTF-8 byte order mark with a note: the
+// first line is a declaration, not a syntax error.
+func TestParseBOM(t *testing.T) {
+	tb := Parse("PLAN.claims", []byte("\uFEFFsection §7.1 #5\n§7.1 #5 | 1 ms | a:b\n"))
+	if err := tb.Err(); err != nil {
+		t.Fatalf("Parse with a BOM: %v; want no error", err)
+	}
+	if len(tb.Sections) != 1 || tb.Sections[0].Place != "§7.1 #5" {
+		t.Errorf("Parse with a BOM: sections %+v; want §7.1 #5", tb.Sections)
+	}
+	if len(tb.Notes) != 1 || !strings.HasPrefix(tb.Notes[0], "PLAN.claims:1: ") {
+		t.Errorf("Parse with a BOM: notes %q; want one naming PLAN.claims:1", tb.Notes)
+	}
+}

@@ -3,6 +3,7 @@ package claims
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +30,12 @@ type Suggestion struct {
 	// Nearest holds, per part with no candidate, the raw values nearest
 	// to it.
 	Nearest [][]Item
+
+	// Keep lists the runs the quote's present row covers when that row is a
+	// range over a set: a suggested set must keep every one of them (a
+	// narrower set would hide the runs the quote leaves out), and no
+	// per-part source is suggested in its place.
+	Keep []string
 
 	whole []string // sources for the whole quote: range(@SET:METRIC)
 }
@@ -72,9 +79,14 @@ func Suggest(t *Table, env *Env, res *Result) []Suggestion {
 	for _, u := range res.Unbound {
 		add(u.Token, u.Place, "unbound")
 	}
+	keep := map[key][]string{}
 	for _, b := range res.Bindings {
 		if b.Status == Mismatch || b.Status == DropsRuns {
 			add(b.Token, b.Place, fmt.Sprintf("%s (claims row %s:%d)", b.Msg, t.File, b.Row.Line))
+			if b.Token.Kind == plan.Range && len(b.Row.Sources) == 1 {
+				k := key{b.Place, b.Token.Text}
+				keep[k] = appendNew(keep[k], b.Row.MetricRuns(env)...)
+			}
 		}
 	}
 	sg := &suggester{env: env, ix: env.index()}
@@ -98,8 +110,15 @@ func Suggest(t *Table, env *Env, res *Result) []Suggestion {
 	sg.sets = declaredSets(t, env)
 	for _, k := range order {
 		s := groups[k]
+		s.Keep = keep[k]
 		if s.Token.Kind == plan.Range && len(s.Token.Parts) == 2 {
-			s.whole = sg.ranges(s.Token)
+			s.whole = sg.ranges(s.Token, s.Keep)
+		}
+		if len(s.Keep) > 0 {
+			// a range row's quote is bound to the whole set or to nothing:
+			// no source per part
+			s.Parts = make([][]string, len(s.Token.Parts))
+			continue
 		}
 		for i, p := range s.Token.Parts {
 			c := sg.direct(p, s.Token.Units[i])
@@ -130,11 +149,16 @@ func Suggest(t *Table, env *Env, res *Result) []Suggestion {
 				}
 			}
 		}
-		if len(s.whole) > 0 {
+		if len(s.whole) > 0 || len(s.Keep) > 0 {
 			for _, src := range s.whole {
 				s.Rows = append(s.Rows, fmt.Sprintf("%s | %s | %s%s", s.Place, s.Quote, src, opts))
 			}
 			s.Nearest = make([][]Item, len(tk.Parts))
+			if len(s.whole) == 0 {
+				for i, p := range tk.Parts {
+					s.Nearest[i] = env.Nearest(p.Value, tk.Units[i], 3)
+				}
+			}
 			out = append(out, *s)
 			continue
 		}
@@ -199,8 +223,9 @@ func declaredSets(t *Table, env *Env) []namedSet {
 }
 
 // ranges returns the sources range(@SET:METRIC) that give a quoted range
-// exactly: the metric's smallest and largest value over a declared set.
-func (sg *suggester) ranges(tk plan.Token) []string {
+// exactly: the metric's smallest and largest value over a declared set
+// that holds every run of keep.
+func (sg *suggester) ranges(tk plan.Token, keep []string) []string {
 	var out []string
 	metrics := map[string]bool{}
 	for _, it := range sg.ix.all {
@@ -214,6 +239,9 @@ func (sg *suggester) ranges(tk plan.Token) []string {
 	}
 	sort.Strings(names)
 	for _, st := range sg.sets {
+		if !holds(st.runs, keep) {
+			continue
+		}
 		for _, m := range names {
 			if len(out) >= MaxCandidates {
 				return out
@@ -297,6 +325,16 @@ func (sg *suggester) direct(q num.Number, unit string) []string {
 		}
 	}
 	return out
+}
+
+// holds reports whether runs holds every run of want.
+func holds(runs, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(runs, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameRuns reports whether a and b hold the same runs.

@@ -20,7 +20,11 @@ var PromptEchoes = NewKey("prompt echoes", func(s *Set) (map[string]Echo, error)
 		if r.Parser != checkout.ParserLlamaCpp {
 			continue
 		}
-		if text, line := llamacpp.PromptEcho(r.Tail); text != "" {
+		output, err := r.Text()
+		if err != nil {
+			continue // an unreadable output is reported by runs.parse
+		}
+		if text, line := llamacpp.PromptEcho(output); text != "" {
 			out[r.Name] = Echo{Text: text, Line: line}
 		}
 	}

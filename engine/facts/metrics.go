@@ -14,7 +14,9 @@ import (
 var RunMetrics = NewKey("run metrics", func(s *Set) (map[string]*tail.Metrics, error) {
 	out := make(map[string]*tail.Metrics, len(s.Snap.Runs))
 	for _, r := range s.Snap.Runs {
-		out[r.Name] = ParseRun(s.Snap.Spec, r)
+		ms := ParseRun(s.Snap.Spec, r)
+		ms.Detach() // keep the metrics, not the tail they were sliced from
+		out[r.Name] = ms
 	}
 	return out, nil
 })
@@ -41,18 +43,22 @@ func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 	if spec == nil {
 		spec = checkout.Default()
 	}
+	text, err := r.Text()
+	if err != nil {
+		return &tail.Metrics{Source: r.Source, Errors: []*tail.Error{{File: r.Source, Msg: "output cannot be read: " + err.Error()}}}
+	}
 	var ms *tail.Metrics
 	switch r.Parser {
 	case checkout.ParserStrata:
-		return tail.ParseStrata(r.Source, r.Tail)
+		return tail.ParseStrata(r.Source, text)
 	case checkout.ParserLlamaCpp:
-		ms = llamacpp.ParseProgram(llamacpp.ProgramCLI, r.Source, r.Tail)
+		ms = llamacpp.ParseProgram(llamacpp.ProgramCLI, r.Source, text)
 	case checkout.ParserServer:
-		ms = llamacpp.ParseProgram(llamacpp.ProgramServer, r.Source, r.Tail)
+		ms = llamacpp.ParseProgram(llamacpp.ProgramServer, r.Source, text)
 	case checkout.ParserBench:
-		ms = llamacpp.ParseProgram(llamacpp.ProgramBench, r.Source, r.Tail)
+		ms = llamacpp.ParseProgram(llamacpp.ProgramBench, r.Source, text)
 	case checkout.ParserPerplexity:
-		ms = llamacpp.ParseProgram(llamacpp.ProgramPerplexity, r.Source, r.Tail)
+		ms = llamacpp.ParseProgram(llamacpp.ProgramPerplexity, r.Source, text)
 	case "":
 		ms = &tail.Metrics{Source: r.Source}
 		prog := "(no argv recorded)"
@@ -61,10 +67,10 @@ func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 		}
 		ms.Errors = append(ms.Errors, &tail.Error{File: r.Source, Msg: "no parser for program " + prog + ": declare it under \"programs\" in " + checkout.File})
 	default:
-		ms = tail.ParsePatterns(r.Source, r.Tail, spec.Patterns(r.Parser))
+		ms = tail.ParsePatterns(r.Source, text, spec.Patterns(r.Parser))
 	}
-	if !strings.Contains(r.Tail, "[runner] ") {
+	if !strings.Contains(text, "[runner] ") {
 		return ms // no validation-runner lines appended: nothing more to read
 	}
-	return tail.Merge(ms, tail.ParseRunner(r.Source, r.Tail))
+	return tail.Merge(ms, tail.ParseRunner(r.Source, text))
 }

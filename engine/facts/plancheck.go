@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"errors"
+
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -13,18 +15,34 @@ type PlanCheck struct {
 	Table  *claims.Table
 	Env    *claims.Env
 	Result *claims.Result
+	// NoClaims says the snapshot has a plan but no claims table: Table is
+	// empty, binds nothing, and Result counts every measurement-like
+	// number of the plan as ungated. The rules that need claims rows do
+	// not apply; the count of ungated numbers does.
+	NoClaims bool
 }
 
 // Gate is the plan checked against its claims table: computed once, read by
 // the plan rules and by every rule that needs the claims rows or the plan's
-// caveats (comparisons, KLD, TF).
+// caveats (comparisons, KLD, TF). Without a plan it is absent (ErrAbsent);
+// a plan without a claims table is checked against an empty table
+// (PlanCheck.NoClaims).
 var Gate = NewKey("plan check", func(s *Set) (*PlanCheck, error) {
 	doc, err := Get(s, Plan)
 	if err != nil {
 		return nil, err
 	}
 	t, err := Get(s, Claims)
-	if err != nil {
+	noClaims := errors.Is(err, ErrAbsent)
+	if noClaims {
+		// a plan without its claims table: nothing is gated, and the
+		// plan's numbers are counted as ungated rather than passed over
+		spec, err := Get(s, Spec)
+		if err != nil {
+			return nil, err
+		}
+		t = claims.Parse(spec.Claims, nil)
+	} else if err != nil {
 		return nil, err
 	}
 	runs, err := Get(s, RunMetrics)
@@ -37,17 +55,22 @@ var Gate = NewKey("plan check", func(s *Set) (*PlanCheck, error) {
 	}
 	env := &claims.Env{Metrics: make(map[string]*tail.Metrics, len(runs)+len(recs)), Table: t}
 	// the tails, for code spans in the plan that quote a tail line
-	tails := make(map[string]string, len(s.Snap.Runs)+len(s.Snap.Parity))
-	env.Tail = func(run string) string { return tails[run] }
+	tails := make(map[string]string, len(s.Snap.Parity))
+	env.Tail = func(run string) string {
+		if r := s.Snap.Run(run); r != nil {
+			t, _ := r.Text() // read when a code span asks; an unreadable one quotes nothing
+			return t
+		}
+		return tails[run]
+	}
 	for _, r := range s.Snap.Runs {
 		env.Names = append(env.Names, r.Name)
 		env.Metrics[r.Name] = runs[r.Name]
-		tails[r.Name] = r.Tail
 	}
 	for _, rec := range s.Snap.Parity {
 		env.Names = append(env.Names, rec.File)
 		env.Metrics[rec.File] = recs[rec.File]
 		tails[rec.File] = rec.Text
 	}
-	return &PlanCheck{Doc: doc, Table: t, Env: env, Result: claims.Check(doc, t, env)}, nil
+	return &PlanCheck{Doc: doc, Table: t, Env: env, Result: claims.Check(doc, t, env), NoClaims: noClaims}, nil
 })

@@ -126,12 +126,11 @@ func (ss *SourceSet) All() ([]*source.File, error) {
 	return out, nil
 }
 
-// TailIndex is every run's output split into lines once, for rules that
-// look for a text in what the runs printed (a stale log line) without
-// reading tails themselves.
+// TailIndex finds texts in the runs' outputs, for rules that look for what
+// the runs printed (a stale log line) without reading tails themselves. It
+// reads each output when asked (Run.Text) rather than holding them all.
 type TailIndex struct {
-	runs  []*archive.Run
-	lines [][]string
+	runs []*archive.Run
 }
 
 // Mention is a text found in a run's output.
@@ -143,19 +142,19 @@ type Mention struct {
 
 // Tails indexes the runs' outputs.
 var Tails = NewKey("tails", func(s *Set) (*TailIndex, error) {
-	x := &TailIndex{runs: s.Snap.Runs, lines: make([][]string, len(s.Snap.Runs))}
-	for i, r := range s.Snap.Runs {
-		x.lines[i] = strings.Split(r.Tail, "\n")
-	}
-	return x, nil
+	return &TailIndex{runs: s.Snap.Runs}, nil
 })
 
 // Find returns where text occurs in the runs' outputs: the first line of
 // each run that holds it, in run order.
 func (x *TailIndex) Find(text string) []Mention {
 	var out []Mention
-	for i, r := range x.runs {
-		for n, l := range x.lines[i] {
+	for _, r := range x.runs {
+		t, err := r.Text()
+		if err != nil {
+			continue // runs.parse reports an output that cannot be read
+		}
+		for n, l := range strings.Split(t, "\n") {
 			if strings.Contains(l, text) {
 				out = append(out, Mention{Run: r.Name, Source: r.Source, Line: n + 1})
 				break

@@ -19,7 +19,7 @@ func BenchmarkOpenVocab(b *testing.B) {
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
 	for b.Loop() {
-		f, err := Open(path)
+		f, err := open(path)
 		if err != nil {
 			b.Fatal(err)
 		}

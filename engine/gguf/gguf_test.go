@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -227,4 +228,19 @@ func TestEncodeRejects(t *testing.T) {
 			t.Errorf("Encode(%s) = nil error; want an error", tt.name)
 		}
 	}
+}
+
+// open reads the header of the GGUF file at path: tests open files
+// themselves; the package reads from an io.ReaderAt (Read) or bytes (Parse).
+func open(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return Read(path, fh, st.Size())
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"unicode/utf8"
 )
 
@@ -21,20 +20,6 @@ const (
 	minKVSize     = 8 + 4 + 1     // empty key, type, one-byte value
 	minTensorSize = 8 + 4 + 4 + 8 // empty name, n_dims = 0, type, offset
 )
-
-// Open reads the header of the GGUF file at path.
-func Open(path string) (*File, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("gguf: %w", err)
-	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("gguf: %w", err)
-	}
-	return Read(path, fh, st.Size())
-}
 
 // Parse reads a GGUF header from data; name is used in errors.
 func Parse(name string, data []byte) (*File, error) {

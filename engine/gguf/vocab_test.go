@@ -41,9 +41,9 @@ func sharedVocab(t *testing.T, name string) (*File, *Vocab) {
 	if err != nil {
 		t.Skipf("%v: skipping", err)
 	}
-	f, err := Open(path)
+	f, err := open(path)
 	if err != nil {
-		t.Fatalf("Open(%s): %v", path, err)
+		t.Fatalf("open(%s): %v", path, err)
 	}
 	v, err := f.Vocab()
 	if err != nil {

@@ -3,6 +3,7 @@ package plan
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Caveat is a qualification the plan states beside a claim, written as the
@@ -42,17 +43,46 @@ func caveatLine(text string) (id, body string, ok bool) {
 	return m[1], strings.TrimSpace(m[2]), true
 }
 
+// MinCaveatWords is the fewest words a caveat's text must hold to qualify
+// a claim: a caveat with an empty body (". ", "n/a") says nothing.
+const MinCaveatWords = 3
+
+// Says reports whether the caveat says something: at least MinCaveatWords
+// words with a letter or digit in them.
+func (c Caveat) Says() bool {
+	n := 0
+	for _, w := range strings.Fields(c.Text) {
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			n++
+		}
+	}
+	return n >= MinCaveatWords
+}
+
 // Caveat returns the caveat with the given id that qualifies a claim at
 // place: one placed in that numbered section or in a section enclosing it
-// ("§2.7.A #29" is qualified by a caveat in "§2.7.A #29" or in "§2.7.A").
-// An empty place accepts the caveat wherever it is.
+// ("§2.7.A #29" is qualified by a caveat in "§2.7.A #29" or in "§2.7.A"),
+// and that says something (Says). An empty place accepts the caveat
+// wherever it is.
 func (d *Doc) Caveat(id, place string) (Caveat, bool) {
 	for _, c := range d.Caveats {
-		if c.ID != id {
+		if c.ID != id || !c.Says() {
 			continue
 		}
 		cp := c.Place()
 		if place == "" || cp != "" && InPlace(place, cp) {
+			return c, true
+		}
+	}
+	return Caveat{}, false
+}
+
+// EmptyCaveat returns a caveat with the given id placed where Caveat would
+// accept it but saying nothing (not Says), so that a message can tell a
+// caveat left empty from one never written.
+func (d *Doc) EmptyCaveat(id, place string) (Caveat, bool) {
+	for _, c := range d.Caveats {
+		if c.ID == id && !c.Says() && (place == "" || c.Place() != "" && InPlace(place, c.Place())) {
 			return c, true
 		}
 	}

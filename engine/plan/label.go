@@ -40,8 +40,8 @@ func Labels(text string) []Label {
 	var out []Label
 	for _, m := range settingRE.FindAllStringSubmatchIndex(text, -1) {
 		v := strings.TrimRight(text[m[4]:m[5]], ".:")
-		if v == "" {
-			continue
+		if v == "" || isDigit(v[0]) && unitFollows(text, m[4]) {
+			continue // "rate=999.9 tok/s" is a measurement (see Scan), not a setting
 		}
 		out = append(out, Label{Kind: Setting, Name: text[m[2]:m[3]], Value: v, Text: text[m[2]:m[4]] + v, Col: m[2] + 1})
 	}

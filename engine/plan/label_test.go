@@ -17,6 +17,7 @@ func TestLabels(t *testing.T) {
 		{"`models/K256-Q2_0-metal.gguf`", "2:K256= 2:Q2_0="},
 		{"no labels: 3.40 GB, strata_q2_0_moce085, x-ub 3, a=b=c", "0:a=b"},
 		{"STRATA_METAL_MATH=fast", "0:STRATA_METAL_MATH=fast"},
+		{"rate=999.9 tok/s at MoCE=0.85", "0:MoCE=0.85"},
 	}
 	for _, tt := range tests {
 		var got []string

@@ -10,7 +10,6 @@ package plan
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 	"unicode/utf8"
 )
@@ -22,7 +21,12 @@ type Doc struct {
 	Sections []*Section // every heading, in order
 	Caveats  []Caveat   // every caveat, in order
 	Errors   []*Error   // problems found while reading; reading goes on
+	Notes    []string   // what reading set aside ("file:1: a UTF-8 byte order mark … is ignored")
 }
+
+// bom is the UTF-8 byte order mark some editors write at the start of a
+// file; it is not part of the first line.
+const bom = "\uFEFF"
 
 // Line is one line of the plan. Its numeric tokens are scanned when asked
 // for (Tokens), not kept: a plan's memory is its text, whatever the count
@@ -43,7 +47,9 @@ const (
 )
 
 // Tokens returns the numeric tokens quoted on the line (claims, not
-// identifiers; see Scan), in order. A line in a fenced code block has none;
+// identifiers; see Scan), in order. A line in a fenced code block (opened
+// and closed as CommonMark does; an unclosed block runs to the end) has
+// none (see FencedTokens);
 // a heading's own number ("7.1") is not one of them.
 func (l Line) Tokens() []Token {
 	var toks []Token
@@ -117,26 +123,21 @@ type Error struct {
 // Error returns "file:line: message".
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-// Load reads and parses the plan at path.
-func Load(path string) (*Doc, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("plan: %w", err)
-	}
-	return Parse(path, b), nil
-}
-
 // Parse parses plan text. It never fails: CRLF and lone CR line endings are
-// accepted, and a line that is not valid UTF-8 is kept (invalid bytes
+// accepted, a leading UTF-8 byte order mark is dropped (with a note), and a line that is not valid UTF-8 is kept (invalid bytes
 // replaced by U+FFFD) with an Error naming file and line, so that a caller
 // can refuse to vouch for the numbers on it.
 func Parse(file string, b []byte) *Doc {
 	d := &Doc{File: file}
+	if rest, ok := bytes.CutPrefix(b, []byte(bom)); ok {
+		b = rest
+		d.Notes = append(d.Notes, fmt.Sprintf("%s:1: a UTF-8 byte order mark at the start of the file is ignored", file))
+	}
 	n := bytes.Count(b, []byte{'\n'}) + 1
 	d.Lines = make([]Line, 0, n)
 	var stack []*Section
 	var cav *Caveat
-	inFence := false
+	fence := "" // the open fence's delimiter ("```", "~~~~"), "" outside a fenced block
 	for ln := 1; len(b) > 0 || ln == 1; ln++ {
 		var raw []byte
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -155,39 +156,40 @@ func Parse(file string, b []byte) *Doc {
 			text = strings.ReplaceAll(text, "\r", " ")
 		}
 		trim := strings.TrimSpace(text)
-		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
-			inFence = !inFence
+		if fence == "" {
+			fence = openFence(text)
+		} else if closesFence(text, fence) {
+			fence = ""
+			d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: top(stack), kind: fenceLine})
+			continue
+		}
+		if fence != "" {
+			// the opening fence line, or a line inside the block
 			d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: top(stack), kind: fenceLine})
 			cav = nil
 			continue
 		}
-		if !inFence {
-			if lvl, title, ok := heading(text); ok {
-				for len(stack) > 0 && stack[len(stack)-1].Level >= lvl {
-					stack[len(stack)-1].End = ln - 1
-					stack = stack[:len(stack)-1]
-				}
-				s := &Section{Title: title, Level: lvl, Line: ln, Num: sectionNum(title), Parent: top(stack)}
-				stack = append(stack, s)
-				d.Sections = append(d.Sections, s)
-				d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: s, kind: headingLine})
-				cav = nil
-				continue
+		if lvl, title, ok := heading(text); ok {
+			for len(stack) > 0 && stack[len(stack)-1].Level >= lvl {
+				stack[len(stack)-1].End = ln - 1
+				stack = stack[:len(stack)-1]
 			}
+			s := &Section{Title: title, Level: lvl, Line: ln, Num: sectionNum(title), Parent: top(stack)}
+			stack = append(stack, s)
+			d.Sections = append(d.Sections, s)
+			d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: s, kind: headingLine})
+			cav = nil
+			continue
 		}
 		l := Line{N: ln, Text: text, Section: top(stack)}
-		if inFence {
-			l.kind = fenceLine
+		if id, body, ok := caveatLine(text); ok {
+			d.Caveats = append(d.Caveats, Caveat{ID: id, Text: body, Line: ln, End: ln, Section: l.Section})
+			cav = &d.Caveats[len(d.Caveats)-1]
+		} else if cav != nil && strings.HasPrefix(trim, ">") && strings.TrimSpace(strings.TrimPrefix(trim, ">")) != "" {
+			cav.Text += " " + strings.TrimSpace(strings.TrimPrefix(trim, ">"))
+			cav.End = ln
 		} else {
-			if id, body, ok := caveatLine(text); ok {
-				d.Caveats = append(d.Caveats, Caveat{ID: id, Text: body, Line: ln, End: ln, Section: l.Section})
-				cav = &d.Caveats[len(d.Caveats)-1]
-			} else if cav != nil && strings.HasPrefix(trim, ">") && strings.TrimSpace(strings.TrimPrefix(trim, ">")) != "" {
-				cav.Text += " " + strings.TrimSpace(strings.TrimPrefix(trim, ">"))
-				cav.End = ln
-			} else {
-				cav = nil
-			}
+			cav = nil
 		}
 		d.Lines = append(d.Lines, l)
 	}
@@ -196,6 +198,60 @@ func Parse(file string, b []byte) *Doc {
 		s.End = last
 	}
 	return d
+}
+
+// openFence returns the delimiter of the fenced code block text opens
+// (CommonMark: at most 3 spaces of indent, then at least 3 backticks or
+// tildes; a backtick fence's info string holds no backtick), or "".
+func openFence(text string) string {
+	t := strings.TrimLeft(text, " ")
+	if len(text)-len(t) > 3 || len(t) < 3 || t[0] != '`' && t[0] != '~' {
+		return ""
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 || t[0] == '`' && strings.IndexByte(t[n:], '`') >= 0 {
+		return ""
+	}
+	return t[:n]
+}
+
+// closesFence reports whether text closes the fenced block opened by fence
+// (CommonMark: at most 3 spaces of indent, the same character at least as
+// many times, then only spaces).
+func closesFence(text, fence string) bool {
+	t := strings.TrimLeft(text, " ")
+	if len(text)-len(t) > 3 {
+		return false
+	}
+	n := 0
+	for n < len(t) && t[n] == fence[0] {
+		n++
+	}
+	return n >= len(fence) && strings.TrimRight(t[n:], " \t") == ""
+}
+
+// Fenced reports whether the line is a fence of a fenced code block or a
+// line inside one: its numbers are not claims the gate binds (Tokens is
+// empty), and FencedTokens scans them for counting.
+func (l Line) Fenced() bool { return l.kind == fenceLine }
+
+// FencedTokens returns the numeric tokens of a line in a fenced code block,
+// scanned as prose would be, so that the gate can count what it does not
+// check. It is nil for a line outside fenced blocks.
+func (l Line) FencedTokens() []Token {
+	if l.kind != fenceLine {
+		return nil
+	}
+	var toks []Token
+	scanEach(l.Text, func(t Token) bool {
+		t.Line = l.N
+		toks = append(toks, t)
+		return true
+	})
+	return toks
 }
 
 func top(stack []*Section) *Section {

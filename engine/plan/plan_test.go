@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -109,12 +110,38 @@ func TestCaveat(t *testing.T) {
 		}
 	}
 	// a caveat in an enclosing section qualifies the items inside it
-	d2 := Parse("PLAN.md", []byte("### 7.1 R\n\n> **Caveat** (n1): one run\n\n#### #5 — x\n\n9.51 → 13.52\n"))
+	d2 := Parse("PLAN.md", []byte("### 7.1 R\n\n> **Caveat** (n1): one run per side\n\n#### #5 — x\n\n9.51 → 13.52\n"))
 	if _, ok := d2.Caveat("n1", "§7.1 #5"); !ok {
 		t.Errorf("Caveat(n1, §7.1 #5) with the caveat in §7.1 not found")
 	}
 	if _, ok := d2.Caveat("n1", "§7.2"); ok {
 		t.Errorf("Caveat(n1, §7.2) found; want not found")
+	}
+}
+
+// TestCaveatSaysSomething refuses a caveat whose body says nothing: it
+// qualifies no claim, and EmptyCaveat finds it for the message.
+func TestCaveatSaysSomething(t *testing.T) {
+	tests := []struct {
+		body string
+		want bool
+	}{
+		{".", false},
+		{"", false},
+		{"n/a", false},
+		{"- -- ... ; :", false},
+		{"see above.", false},
+		{"one run per side.", true},
+		{"the `-ub 1024` runs", true},
+	}
+	for _, tt := range tests {
+		d := Parse("PLAN.md", []byte("### 7.1 R\n> **Caveat** (c): "+tt.body+"\n- 9.51 → 13.52\n"))
+		if _, ok := d.Caveat("c", "§7.1"); ok != tt.want {
+			t.Errorf("Caveat(c) with body %q found = %v; want %v", tt.body, ok, tt.want)
+		}
+		if _, ok := d.EmptyCaveat("c", "§7.1"); ok == tt.want {
+			t.Errorf("EmptyCaveat(c) with body %q found = %v; want %v", tt.body, ok, !tt.want)
+		}
 	}
 }
 
@@ -189,22 +216,12 @@ func TestParseEmptyAndOdd(t *testing.T) {
 	}
 }
 
-func TestLoadMissing(t *testing.T) {
-	_, err := Load(filepath.Join(t.TempDir(), "PLAN.md"))
-	if err == nil || !strings.Contains(err.Error(), "PLAN.md") {
-		t.Errorf("Load(missing) error = %v; want one naming PLAN.md", err)
-	}
-}
-
 // TestFixturePlans reads the two fixture plans and checks the places the
 // audit names: the 9 unsourced numbers of v3 on §7.1 #5 lines 577–581.
 func TestFixturePlans(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..", "fixtures")
-	d, err := Load(filepath.Join(root, "m5-v3", "PLAN.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := load(t, filepath.Join(root, "m5-v3", "PLAN.md"))
 	want := map[int][]string{
 		577: {"6.39–6.44 GB/s", "6.82–7.07 GB/s", "0.5 s"},
 		580: {"43-tok", "69.43 + 7.89 %", "77.32 %"},
@@ -224,10 +241,7 @@ func TestFixturePlans(t *testing.T) {
 	if len(d.Errors) != 0 || len(d.Caveats) != 0 {
 		t.Errorf("m5-v3: errors %v, caveats %d; want none", d.Errors, len(d.Caveats))
 	}
-	m5, err := Load(filepath.Join(root, "m5", "PLAN.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m5 := load(t, filepath.Join(root, "m5", "PLAN.md"))
 	for _, c := range []struct{ id, place string }{
 		{"llama-patched-decoded-nothing", "§2.7.A #29"},
 		{"llama-binary-mode", "§2.7.A #29"},
@@ -343,4 +357,69 @@ func TestCodeSpans(t *testing.T) {
 	if sp := d.Lines[2].CodeSpans(); sp != nil {
 		t.Errorf("CodeSpans in a fence = %v; want none", sp)
 	}
+}
+
+// TestFences follows CommonMark's fenced code blocks: a fence closes only
+// with its own character, at least as long, indented at most 3 spaces; an
+// unclosed fence runs to the end of the document.
+func TestFences(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []bool // per line: in a fenced block (fence lines included)
+	}{
+		{"backticks", "a 1 GB\n```\nb 2 GB\n```\nc 3 GB", []bool{false, true, true, true, false}},
+		{"tilde does not close backticks", "```\n~~~\n```\nd 4 GB", []bool{true, true, true, false}},
+		{"shorter does not close", "````\n```\nx 1 GB\n````\ny 2 GB", []bool{true, true, true, true, false}},
+		{"longer closes", "~~~\nx\n~~~~~\ny 2 GB", []bool{true, true, true, false}},
+		{"indented 4 does not close", "```\n    ```\nx\n   ```\ny", []bool{true, true, true, true, false}},
+		{"indented 4 does not open", "    ```\ny 2 GB", []bool{false, false}},
+		{"closing fence takes no info", "```\n``` go\nz\n```\nw", []bool{true, true, true, true, false}},
+		{"backtick info with a backtick is no fence", "``` a`b\nx 1 GB", []bool{false, false}},
+		{"unclosed runs to the end", "```\nx 1 GB\n# H\ny 2 GB", []bool{true, true, true, true}},
+	}
+	for _, tt := range tests {
+		d := Parse("PLAN.md", []byte(tt.in))
+		var got []bool
+		for _, l := range d.Lines {
+			got = append(got, l.Fenced())
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: Parse(%q) fenced lines = %v; want %v", tt.name, tt.in, got, tt.want)
+		}
+	}
+	// a heading inside an unclosed fence is no section
+	d := Parse("PLAN.md", []byte("# A\n```\n## B\n"))
+	if len(d.Sections) != 1 {
+		t.Errorf("sections of a plan with a heading in an unclosed fence = %d; want 1", len(d.Sections))
+	}
+	// the fenced line's numbers are not tokens, but can be counted
+	l := Parse("PLAN.md", []byte("```\nx 1.5 GB\n```")).Lines[1]
+	if len(l.Tokens()) != 0 || len(l.FencedTokens()) != 1 {
+		t.Errorf("fenced line: Tokens %v, FencedTokens %v; want none and one", l.Tokens(), l.FencedTokens())
+	}
+}
+
+// TestBOM drops a leading UTF-8 byte order mark, with a note, so that the
+// first heading is a heading.
+func TestBOM(t *testing.T) {
+	d := Parse("PLAN.md", []byte("\uFEFF# 1 Intro\n- 2.5 GB\n"))
+	if len(d.Sections) != 1 || d.Sections[0].Num != "§1" {
+		t.Fatalf("Parse with a BOM: sections %v; want one, §1", d.Sections)
+	}
+	if len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "PLAN.md:1:") || !strings.Contains(d.Notes[0], "byte order mark") {
+		t.Errorf("Parse with a BOM: notes %q; want one naming PLAN.md:1 and the byte order mark", d.Notes)
+	}
+	if d := Parse("PLAN.md", []byte("# 1 Intro\n")); len(d.Notes) != 0 {
+		t.Errorf("Parse without a BOM: notes %q; want none", d.Notes)
+	}
+}
+
+func load(t *testing.T, path string) *Doc {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Parse("PLAN.md", b)
 }

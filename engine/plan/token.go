@@ -99,9 +99,13 @@ var unitList = func() []string {
 //   - a number glued to a path ("results/2026") is an identifier; "58/64"
 //     is two numbers;
 //   - a setting written name=value with no spaces (MoCE=0.85, K=512) is an
-//     identifier; "n = 1" is a claim;
+//     identifier, unless a unit follows its value ("rate=999.9 tok/s" is a
+//     claim); "n = 1" is a claim;
+//   - a command-line flag's value ("-n 128", "--n-gen=64") is a
+//     configuration label, checked by plan.label, not a claim;
 //   - a number after "section(s)" or "item(s)" is a reference to the plan
-//     ("sections 1–6", "item 5");
+//     ("sections 1–6", "item 5"), unless a unit follows it ("item 888
+//     tok/s");
 //   - everything else that starts with a digit is a claim: a number with
 //     optional sign, thousands separators, fraction and exponent, then an
 //     optional unit (units), joined to further numbers by "–"/"-" (range),
@@ -150,6 +154,11 @@ func scanEach(s string, f func(Token) bool) {
 		case strings.HasPrefix(s[i:], "http://") || strings.HasPrefix(s[i:], "https://"):
 			i = skipWord(s, i)
 			continue
+		case c == '-' && flagStart(s, i):
+			// a command-line flag and its value ("-n 128", "--n-gen=64")
+			// is a configuration label (see Labels), not a claim
+			i = skipFlag(s, i)
+			continue
 		case isDigit(c):
 			if t, end, ok := scanToken(s, i); ok {
 				if !f(t) {
@@ -167,7 +176,7 @@ func scanEach(s string, f func(Token) bool) {
 			i = skipWord(s, i)
 			if refWords[strings.ToLower(s[w:i])] {
 				// "sections 1–6", "item 5": a reference, not a quantity
-				if j := skipSpaces(s, i); j > i && j < len(s) && isDigit(s[j]) {
+				if j := skipSpaces(s, i); j > i && j < len(s) && isDigit(s[j]) && !unitFollows(s, j) {
 					i = skipWord(s, j)
 				}
 			}
@@ -298,8 +307,9 @@ func scanToken(s string, i int) (Token, int, bool) {
 		return Token{}, skipWord(s, i), false
 	case p1 == '/' && (unicode.IsLetter(p2) || p2 == '_' || p2 == '.'):
 		return Token{}, skipWord(s, i), false
-	case p1 == '=' && (isAlnum(p2) || p2 == '_'):
-		// a setting written name=value: MoCE=0.85, K=512
+	case p1 == '=' && (isAlnum(p2) || p2 == '_') && !unitFollows(s, i):
+		// a setting written name=value: MoCE=0.85, K=512 ("rate=999.9
+		// tok/s", a value with a unit, is a measurement)
 		return Token{}, skipWord(s, i), false
 	case (p1 == '-' || p1 == '–') && (isAlnum(p2) || p2 == '_'):
 		// the tail of a hyphenated identifier ("K256-q2", "L577–581" is
@@ -387,6 +397,48 @@ func scanToken(s string, i int) (Token, int, bool) {
 		}
 	}
 	return t, j, true
+}
+
+// flagStart reports whether a command-line flag ("-n", "--n-gen") starts
+// at s[i] == '-': at the start of the line or after a space or "(", one or
+// two dashes, then a lower-case letter.
+func flagStart(s string, i int) bool {
+	if i > 0 && s[i-1] != ' ' && s[i-1] != '\t' && s[i-1] != '(' {
+		return false
+	}
+	j := i + 1
+	if j < len(s) && s[j] == '-' {
+		j++
+	}
+	return j < len(s) && 'a' <= s[j] && s[j] <= 'z'
+}
+
+// skipFlag skips the flag starting at s[i] and, when a number follows it
+// after a space or "=", that number: the flag's value.
+func skipFlag(s string, i int) int {
+	j := i
+	for j < len(s) && s[j] == '-' {
+		j++
+	}
+	for j < len(s) && ('a' <= s[j] && s[j] <= 'z' || isDigit(s[j]) || s[j] == '-') {
+		j++
+	}
+	if j+1 < len(s) && (s[j] == ' ' || s[j] == '=') && isDigit(s[j+1]) {
+		return skipWord(s, j+1)
+	}
+	return j
+}
+
+// unitFollows reports whether the number starting at the digit s[i] is
+// followed by a unit: then it is a measurement, whatever precedes it
+// ("rate=999.9 tok/s", "item 888 tok/s").
+func unitFollows(s string, i int) bool {
+	_, end, ok := scanNumber(s, i, i)
+	if !ok {
+		return false
+	}
+	u, _, ok := scanUnit(s, end)
+	return ok && u != ""
 }
 
 // identLeft reports whether the digit at s[k] is glued to an identifier on

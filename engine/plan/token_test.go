@@ -64,6 +64,14 @@ var scanTests = []struct {
 	{"Q2_0 IQ3_S K256 M5 v2 x86", nil},
 	{"§7.1 #29 #5 L577 L577–581 runner L665–692", nil},
 	{"MoCE=0.85 K=512 C=1,024 eval_tokens=64", nil},
+	// a name=value or an item number followed by a unit is a measurement
+	{"rate=999.9 tok/s", []tok{{"999.9 tok/s", Single, "999.9", "tok/s"}}},
+	{"fill=6.39 GB/s at K=512", []tok{{"6.39 GB/s", Single, "6.39", "GB/s"}}},
+	{"item 888 tok/s", []tok{{"888 tok/s", Single, "888", "tok/s"}}},
+	// a flag's value is a label, not a claim
+	{"decode with -n 128 gives 13.52 tok/s", []tok{{"13.52 tok/s", Single, "13.52", "tok/s"}}},
+	{"(--n-gen=64) and -ub 1024", nil},
+	{"a drop of -5.2 % and x-n 3", []tok{{"-5.2 %", Single, "-5.2", "%"}, {"3", Single, "3", ""}}},
 	{"`-ub 1024` `--n-prompt 32 --n-gen 64` ``a `7` b``", nil},
 	{"2026-10-15 2026-10-15T05:03:32.517Z at 07:54:46.45 and 08:01", nil},
 	{"sha 2549439506dd… 334a7331…", nil},

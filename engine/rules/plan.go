@@ -45,6 +45,12 @@ func LoadPlanCheck(c *Context) (*PlanCheck, error) {
 		if err != nil {
 			return nil, err
 		}
+		if pc.NoClaims {
+			// these rules read the claims rows: without the table they
+			// go on as without a plan check
+			_, err := facts.Get(c.FactSet(), facts.Claims)
+			return nil, absentError{err}
+		}
 		return &PlanCheck{PlanCheck: pc, first: plangate.FirstRuns(c.Snap)}, nil
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ package tail
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/strataspec/strataspec/engine/num"
 )
@@ -110,4 +111,23 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Detach copies every string the metrics hold out of the text they were
+// parsed from: a metric's printed text is a slice of its tail and would
+// keep the whole tail alive. Readers that let tails go (a log read again
+// when asked for) detach what they keep.
+func (ms *Metrics) Detach() {
+	for i := range ms.List {
+		m := &ms.List[i]
+		m.Name, m.Unit, m.Num.Text = strings.Clone(m.Name), strings.Clone(m.Unit), strings.Clone(m.Num.Text)
+		if d := m.Detail; d != nil {
+			for j := range d.Config {
+				d.Config[j].Key, d.Config[j].Value = strings.Clone(d.Config[j].Key), strings.Clone(d.Config[j].Value)
+			}
+		}
+	}
+	for _, e := range ms.Errors {
+		e.Msg = strings.Clone(e.Msg)
+	}
 }

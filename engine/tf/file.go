@@ -9,7 +9,6 @@ package tf
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -39,15 +38,6 @@ type File struct {
 	IDs          []int32
 	// IDLine is the file line of each id, for findings that point at one.
 	IDLine []int
-}
-
-// Read reads a TF file.
-func Read(path string) (*File, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("tf: %w", err)
-	}
-	return Parse(path, data)
 }
 
 // headerKeys are the keys a header line may set.

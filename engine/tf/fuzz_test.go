@@ -4,8 +4,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/strataspec/strataspec/engine/gguf"
 	"testing"
+
+	"github.com/strataspec/strataspec/engine/gguf"
 )
 
 var parseSeeds = []string{

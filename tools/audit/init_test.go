@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/checkout"
 )
 
@@ -57,4 +59,17 @@ func TestInitNeverReplacesALink(t *testing.T) {
 	st, err := os.Stat(filepath.Join(dir, checkout.File))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+}
+
+func TestListFormats(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run(&stdout, &stderr, []string{"-list", "-format", "json"}), stderr.String())
+	var rules []struct{ Name, Doc string }
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rules))
+	require.Equal(t, len(audit.Names()), len(rules))
+	for _, r := range rules {
+		assert.NotEmpty(t, r.Doc, "rule %s has a doc line", r.Name)
+	}
+	stdout.Reset()
+	assert.Equal(t, 2, run(&stdout, &stderr, []string{"-list", "-format", "sarif"}), "a format -list cannot print is refused")
 }

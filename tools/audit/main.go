@@ -8,6 +8,8 @@
 //	audit [-root DIR] [-format text|markdown|json|github|sarif|junit|html] [-rules a,b]
 //	      [-v] [-previous FILE] [-path-prefix PATH] [-strict] [-suggest]
 //	audit -metrics [-root DIR] [-format text|json] [RUN…]
+//	audit -list [-format text|json]
+//	audit -init DIR
 //
 // -strict fails the measurement-like numbers outside the claim sections
 // (rule plan.uncovered warns by default); -suggest prints PLAN.claims rows
@@ -20,6 +22,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -77,8 +80,21 @@ func run(stdout, stderr io.Writer, args []string) int {
 		return runInit(stdout, stderr, *initDir)
 	}
 	if *list {
-		for _, r := range audit.Rules() {
-			fmt.Fprintf(stdout, "%-16s %s\n", r.Name, r.Doc)
+		switch *format {
+		case "text":
+			for _, r := range audit.Rules() {
+				fmt.Fprintf(stdout, "%-16s %s\n", r.Name, r.Doc)
+			}
+		case "json":
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(audit.Rules()); err != nil {
+				fmt.Fprintf(stderr, "audit: %v\n", err)
+				return 2
+			}
+		default:
+			fmt.Fprintf(stderr, "audit: -list prints text or json, not %q\n", *format)
+			return 2
 		}
 		return 0
 	}

@@ -40,7 +40,8 @@ func strictReport(rep *report.Report) *report.Report {
 // quote, a comment naming its lines and why it is not sourced, then its
 // row when its source is unique, its candidate rows (commented: choose
 // one) when several sources print it, or its nearest raw values when none
-// does. Only rows with a unique source are left uncommented, so that the
+// does. A range whose row ranges over a set gets only sets holding every
+// run of it: never a narrower set that would hide the runs it leaves out. Only rows with a unique source are left uncommented, so that the
 // output appended to PLAN.claims binds exactly those.
 func runSuggest(stdout, stderr io.Writer, root string) int {
 	ctx, err := audit.Load(root)
@@ -79,6 +80,10 @@ func writeSuggestions(w io.Writer, ss []claims.Suggestion) {
 			for _, r := range s.Rows {
 				fmt.Fprintf(w, "#   %s\n", r)
 			}
+		case len(s.Keep) > 0:
+			// a narrower set would bind the quote and hide the runs it
+			// leaves out: none is suggested
+			fmt.Fprintf(w, "#   no declared set holding the %d runs of the row's set gives this range: quote the range over all of them, or name a caveat (caveat=ID) the plan states for the runs it leaves out\n", len(s.Keep))
 		default:
 			for i, c := range s.Parts {
 				q := strings.TrimSpace(s.Token.Parts[i].Text + " " + s.Token.Units[i])

@@ -56,3 +56,27 @@ func TestRunSuggest(t *testing.T) {
 		t.Errorf("-suggest changed PLAN.claims (err %v)", err)
 	}
 }
+
+// TestRunSuggestKeepsRuns: the row of "6.39–6.44 GB/s" in fixtures/m5-v3
+// ranges over @q2_0 and leaves out the cold first run (F13). -suggest must
+// not offer a narrower set that gives the quoted range (it offered
+// range(@prefill:fill_gb_s) uncommented, which hid F13): every row it
+// prints uncommented keeps the runs of the row's set.
+func TestRunSuggestKeepsRuns(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"-root", filepath.Join("..", "..", "fixtures", "m5-v3"), "-suggest"}); code != 0 {
+		t.Fatalf("run(-suggest) = %d; stderr %s", code, stderr.String())
+	}
+	out := stdout.String()
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "6.39–6.44 GB/s") && !strings.HasPrefix(l, "#") {
+			t.Errorf("-suggest binds the range that drops the cold first run with %q", l)
+		}
+		if strings.Contains(l, "@prefill") {
+			t.Errorf("-suggest offers the narrower set @prefill: %q", l)
+		}
+	}
+	if !strings.Contains(out, "no declared set holding the 10 runs of the row's set gives this range") {
+		t.Errorf("-suggest does not say why no set is offered for 6.39–6.44 GB/s:\n%s", out)
+	}
+}

@@ -161,11 +161,11 @@ func (c *memory) swapAvail() []finding.Finding {
 			continue
 		}
 		if sw.Value() != 0 {
-			add(finding.Fail, r.Source, sw.Line, line(r.Tail, sw.Line), "run %s swapped: %s MiB swapout (want 0.0)", r.Name, sw.Num.Text)
+			add(finding.Fail, r.Source, sw.Line, r.TailLine(sw.Line), "run %s swapped: %s MiB swapout (want 0.0)", r.Name, sw.Num.Text)
 			bad++
 		}
 		if av.Value() < c.cfg.MinAvailWarnGiB {
-			add(finding.Warn, r.Source, av.Line, line(r.Tail, av.Line), "run %s: min_avail %s GiB is below %.1f GiB: its timings may include memory pressure", r.Name, av.Num.Text, c.cfg.MinAvailWarnGiB)
+			add(finding.Warn, r.Source, av.Line, r.TailLine(av.Line), "run %s: min_avail %s GiB is below %.1f GiB: its timings may include memory pressure", r.Name, av.Num.Text, c.cfg.MinAvailWarnGiB)
 		}
 		if n == 0 || av.Value() < lo.Value() {
 			lo = av
@@ -214,7 +214,7 @@ func (c *memory) promptRegion() []finding.Finding {
 		pair := fmt.Sprintf("phys_footprint %s → %s, resident_size %s → %s GB", v[0].Num.Text, v[1].Num.Text, v[2].Num.Text, v[3].Num.Text)
 		if v[1].Value() > v[0].Value() || v[3].Value() > v[2].Value() {
 			out = append(out, finding.Finding{Severity: finding.Warn, Check: "prompt_region", File: r.Source, Line: v[0].Line,
-				Quote: line(r.Tail, v[0].Line), Message: fmt.Sprintf("run %s: releasing the prompt region grew the process: %s", r.Name, pair)})
+				Quote: r.TailLine(v[0].Line), Message: fmt.Sprintf("run %s: releasing the prompt region grew the process: %s", r.Name, pair)})
 		}
 		if pt, ok := c.prefill(ms); ok {
 			prefill = append(prefill, fmt.Sprintf("%s-tok run %s → %s and %s → %s", num.Format(pt.Value(), 0), v[0].Num.Text, v[1].Num.Text, v[2].Num.Text, v[3].Num.Text))

@@ -20,7 +20,7 @@ import (
 var Label = newAnalyzer("plan.label",
 	"the settings (MoCE=0.85), flags (-ub 1024) and model identifiers (Q2_0, K256) on a claim's line agree with the configuration "+
 		"(argv, environment, model file) of the runs its numbers are bound to",
-	planLabel)
+	true, planLabel)
 
 // labelAliases maps llama.cpp's short flags to the long spelling they
 // share a setting with (common/arg.cpp), after normalizing (labelKey).
@@ -139,7 +139,7 @@ func planLabel(pc *check) []finding.Finding {
 	}
 	sort.Ints(lines)
 	cache := map[string]runLabels{}
-	var out []finding.Finding
+	out := unboundFlags(pc, byLine)
 	for _, ln := range lines {
 		l := pc.Doc.Lines[ln-1]
 		labels := planmd.Labels(l.Text)
@@ -188,19 +188,24 @@ func planLabel(pc *check) []finding.Finding {
 					runs, cfg = append(runs, name), append(cfg, rl)
 				}
 			}
-			msg, checked, ok := checkLabel(lb, runs, cfg)
-			if !checked {
+			msg, v := checkLabel(lb, runs, cfg)
+			switch v {
+			case labelUnchecked:
 				continue
-			}
-			allRuns = appendNewNames(allRuns, runs...)
-			if ok {
+			case labelAgrees:
+				allRuns = appendNewNames(allRuns, runs...)
 				agreed = appendNewNames(agreed, lb.Text)
 				continue
 			}
-			out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Line: ln, Quote: lb.Text,
+			f := finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Line: ln, Quote: lb.Text,
 				Raw: msg, Source: strings.Join(clipList(runs, 4), ", "),
 				Message: fmt.Sprintf("%s: %s on this line, but %s", placeOr(place, pc.Doc.File), lb.Text, msg),
-				Fix:     "label the claim with the configuration its runs used, or bind it to the runs that used this one"})
+				Fix:     "label the claim with the configuration its runs used, or bind it to the runs that used this one"}
+			if v == labelUnrecorded {
+				f.Severity, f.Check = finding.Warn, "unrecorded"
+				f.Fix = "bind the claim to runs that record " + lb.Name + ", or drop the label if the runs did not set it"
+			}
+			out = append(out, f)
 		}
 		if len(agreed) > 0 {
 			verb := "agrees"
@@ -220,11 +225,25 @@ func inParens(text string, i int) bool {
 	return strings.LastIndexByte(text[:i], '(') > strings.LastIndexByte(text[:i], ')')
 }
 
-// checkLabel checks one label against the runs a line is bound to. A label
-// is checked when at least one of the runs has that setting (or, for a
-// model identifier, a model file with an identifier of its kind); it holds
-// when one of them has its value.
-func checkLabel(lb planmd.Label, runs []string, cfg []runLabels) (msg string, checked, ok bool) {
+// labelVerdict is the outcome of checking a label against a line's runs.
+type labelVerdict int
+
+const (
+	labelUnchecked  labelVerdict = iota // no run to check it against, or no model file of its kind
+	labelAgrees                         // one of the runs has its value
+	labelDiffers                        // the runs that have the setting have other values
+	labelUnrecorded                     // a setting or flag none of the runs records
+)
+
+// checkLabel checks one label against the runs a line is bound to. A
+// setting or flag holds when one of the runs has its value; it differs
+// when the runs that have it have other values, and is unrecorded when
+// none of them has it. A model identifier is checked when a run's model
+// file has an identifier of its kind.
+func checkLabel(lb planmd.Label, runs []string, cfg []runLabels) (msg string, v labelVerdict) {
+	if len(runs) == 0 {
+		return "", labelUnchecked
+	}
 	var vals []string              // what the runs have, in order of first run
 	byVal := map[string][]string{} // what a run has → the runs that have it
 	add := func(v, run string) {
@@ -240,7 +259,7 @@ func checkLabel(lb planmd.Label, runs []string, cfg []runLabels) (msg string, ch
 		for i, rl := range cfg {
 			for _, p := range rl.parts {
 				if p == lb.Name {
-					return "", true, true
+					return "", labelAgrees
 				}
 			}
 			for _, p := range rl.parts {
@@ -250,6 +269,9 @@ func checkLabel(lb planmd.Label, runs []string, cfg []runLabels) (msg string, ch
 				}
 			}
 		}
+		if len(vals) == 0 {
+			return "", labelUnchecked
+		}
 	} else {
 		k := labelKey(lb.Name)
 		for i, rl := range cfg {
@@ -258,19 +280,19 @@ func checkLabel(lb planmd.Label, runs []string, cfg []runLabels) (msg string, ch
 				continue
 			}
 			if sameValue(lb.Value, v) {
-				return "", true, true
+				return "", labelAgrees
 			}
 			add(rl.spelled[k]+" "+v, runs[i])
 		}
-	}
-	if len(vals) == 0 {
-		return "", false, false
+		if len(vals) == 0 {
+			return fmt.Sprintf("no bound run records setting %s (%s)", lb.Name, strings.Join(clipList(runs, 3), ", ")), labelUnrecorded
+		}
 	}
 	var parts []string
 	for _, v := range vals {
 		parts = append(parts, fmt.Sprintf("%s (%s)", v, strings.Join(clipList(byVal[v], 3), ", ")))
 	}
-	return fmt.Sprintf("the runs its numbers are bound to %s %s", what, strings.Join(parts, "; ")), true, false
+	return fmt.Sprintf("the runs its numbers are bound to %s %s", what, strings.Join(parts, "; ")), labelDiffers
 }
 
 // modelRE reports whether a model file name part is a model identifier.
@@ -286,4 +308,58 @@ func appendNewNames(l []string, add ...string) []string {
 		}
 	}
 	return l
+}
+
+// unboundFlags reports the flags written in prose ("-n 128", outside code
+// spans) on the lines of the claim sections that no claims row binds: a
+// flag's value is a label, not a number the gate binds, so without a bound
+// run on its line it would be checked against nothing.
+func unboundFlags(pc *check, byLine map[int][]claims.Binding) []finding.Finding {
+	var out []finding.Finding
+	claimSec := map[*planmd.Section]bool{}
+	for _, l := range pc.Doc.Lines {
+		if len(byLine[l.N]) > 0 || l.Section == nil || l.Fenced() {
+			continue
+		}
+		claim, ok := claimSec[l.Section]
+		if !ok {
+			claim = inSections(l.Section, pc.Table.Sections) && !inSections(l.Section, pc.Table.Skips)
+			claimSec[l.Section] = claim
+		}
+		if !claim {
+			continue
+		}
+		spans := l.CodeSpans()
+		for _, lb := range planmd.Labels(l.Text) {
+			if lb.Kind != planmd.Flag || inSpan(l.Text, spans, lb.Col) {
+				continue
+			}
+			out = append(out, finding.Finding{Rule: "plan.label", Severity: finding.Warn, File: pc.Doc.File, Line: l.N, Quote: lb.Text, Check: "unbound",
+				Message: fmt.Sprintf("%s: %s on this line, but no number on the line is bound to a run, so no run is checked for it", placeOr(l.Section.Place(), pc.Doc.File), lb.Text),
+				Fix:     "bind a number of the line to the runs that ran with " + lb.Text + " (a row in " + pc.Table.File + "), or quote the flag in a code span if it is not a claim"})
+		}
+	}
+	return out
+}
+
+// inSections reports whether a section is at or inside one of secs.
+func inSections(s *planmd.Section, secs []claims.Section) bool {
+	for _, d := range secs {
+		if s.In(d.Place) {
+			return true
+		}
+	}
+	return false
+}
+
+// inSpan reports whether the 1-based column col of text is inside one of
+// its code spans.
+func inSpan(text string, spans []planmd.Span, col int) bool {
+	for _, sp := range spans {
+		end := strings.Index(text[sp.Col-1:], sp.Text)
+		if end >= 0 && col > sp.Col && col <= sp.Col+end+len(sp.Text) {
+			return true
+		}
+	}
+	return false
 }

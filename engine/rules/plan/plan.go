@@ -18,6 +18,7 @@ import (
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	planmd "github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/snapfs"
 )
 
 // Analyzers returns the plan gate's rules, in report order.
@@ -33,19 +34,23 @@ type check struct {
 	runs  map[string]*archive.Run // the archive's runs by name
 }
 
-// newAnalyzer returns a plan rule: f over the plan check.
-func newAnalyzer(name, doc string, f func(*check) []finding.Finding) *analysis.Analyzer {
+// newAnalyzer returns a plan rule: f over the plan check. Without a plan
+// the rule does not apply ("no PLAN.md": a folder of logs being adopted);
+// without a claims table, a rule that needsClaims does not apply either,
+// and the others (plan.uncovered) read the plan against an empty table.
+func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Finding) *analysis.Analyzer {
 	a := &analysis.Analyzer{Name: name, Doc: doc, Family: analysis.FamilyPlan,
 		Facts: []facts.Kind{facts.Gate, facts.Snapshot}}
 	a.Run = func(p *analysis.Pass) (any, error) {
 		pc, err := analysis.Fact(p, facts.Gate)
+		if errors.Is(err, facts.ErrAbsent) {
+			return nil, analysis.NotApplicable("no %s", absentFile(err))
+		}
 		if err != nil {
-			if errors.Is(err, facts.ErrAbsent) {
-				// a plan gate whose plan or claims table is gone is
-				// switched off, not inapplicable: unreadable input
-				return nil, errors.New(err.Error())
-			}
 			return nil, err
+		}
+		if pc.NoClaims && needsClaims {
+			return nil, analysis.NotApplicable("no %s, so no number of %s is bound; plan.uncovered lists them as ungated", pc.Table.File, pc.Doc.File)
 		}
 		snap, err := analysis.Fact(p, facts.Snapshot)
 		if err != nil {
@@ -63,21 +68,38 @@ func newAnalyzer(name, doc string, f func(*check) []finding.Finding) *analysis.A
 	return a
 }
 
+// absentFile names the file an absent fact's error is about ("PLAN.md").
+func absentFile(err error) string {
+	if se, ok := errors.AsType[*snapfs.Error](err); ok {
+		return se.File
+	}
+	return err.Error()
+}
+
 // FirstRuns returns, per model file (the --model argument), the first
 // strata run in archive order that reads it: the run that finds its expert
 // file cold.
 func FirstRuns(snap *archive.Snapshot) map[string]string {
 	first := map[string]string{}
 	for _, r := range snap.StrataRuns() {
-		for i := 0; i+1 < len(r.Cmd); i++ {
-			if r.Cmd[i] == "--model" {
-				if _, ok := first[r.Cmd[i+1]]; !ok {
-					first[r.Cmd[i+1]] = r.Name
-				}
+		if m := ModelFile(r); m != "" {
+			if _, ok := first[m]; !ok {
+				first[m] = r.Name
 			}
 		}
 	}
 	return first
+}
+
+// ModelFile returns the model file a run reads (its --model argument), ""
+// when it names none.
+func ModelFile(r *archive.Run) string {
+	for i := 0; i+1 < len(r.Cmd); i++ {
+		if r.Cmd[i] == "--model" {
+			return r.Cmd[i+1]
+		}
+	}
+	return ""
 }
 
 // isRangeRow reports whether a binding is a quoted range over a run set,

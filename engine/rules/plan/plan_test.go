@@ -3,6 +3,7 @@ package plan
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +14,10 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	planmd "github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/tail"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const gatePlan = `# p
@@ -105,18 +109,55 @@ func TestPlanRules(t *testing.T) {
 	}
 }
 
-// TestPlanRulesMissingInput: a plan gate whose plan is gone is unreadable
-// input (exit 2), not a rule that does not apply.
+// TestPlanRulesMissingInput: a snapshot of runs without a plan (a folder
+// of logs being adopted) is not a broken one: the plan rules say "no
+// PLAN.md". A plan without its claims table must not pass silently:
+// plan.uncovered lists its numbers as ungated, and the rules that read
+// claims rows say there is no table.
 func TestPlanRulesMissingInput(t *testing.T) {
 	set := gateFacts(t, gatePlan, gateClaims)
 	if err := os.Remove(filepath.Join(set.Snap.Root, "PLAN.md")); err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range Analyzers() {
-		_, err := analysis.Run(set, []*analysis.Analyzer{a})
-		if err == nil || !strings.HasPrefix(err.Error(), "PLAN.md: ") {
-			t.Errorf("%s without PLAN.md: error %v; want one naming PLAN.md", a.Name, err)
+	res, err := analysis.Run(set, Analyzers())
+	if err != nil {
+		t.Fatalf("plan rules without PLAN.md: %v; want no error", err)
+	}
+	for _, r := range res {
+		if r.NotApplied != "no PLAN.md" || len(r.Findings) != 0 {
+			t.Errorf("%s without PLAN.md: not applied %q, %d findings; want \"no PLAN.md\" and none", r.Analyzer.Name, r.NotApplied, len(r.Findings))
 		}
+	}
+
+	set = gateFacts(t, gatePlan, gateClaims)
+	if err := os.Remove(filepath.Join(set.Snap.Root, "PLAN.claims")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = analysis.Run(set, Analyzers())
+	if err != nil {
+		t.Fatalf("plan rules without PLAN.claims: %v; want no error", err)
+	}
+	for _, r := range res {
+		if r.Analyzer != Uncovered {
+			if !strings.HasPrefix(r.NotApplied, "no PLAN.claims") {
+				t.Errorf("%s without PLAN.claims: not applied %q; want \"no PLAN.claims…\"", r.Analyzer.Name, r.NotApplied)
+			}
+			continue
+		}
+		got := lines(r.Findings)
+		want := []string{
+			"warn plan.uncovered  PLAN.md 7 3.66–6.44 GB/s ",
+			"warn plan.uncovered  PLAN.md 7 6.39–6.44 GB/s ",
+			"warn plan.uncovered  PLAN.md 7 3,194.23 ms ",
+			"warn plan.uncovered  PLAN.md 8 9.51 → 13.52 tok/s ",
+			"warn plan.uncovered  PLAN.md 8 12.5 ms ",
+			"warn plan.uncovered  PLAN.md 9 13.52 tok/s ",
+			"warn plan.uncovered  PLAN.md 13 7.5 GB/s ",
+			"warn plan.uncovered  PLAN.md 0  gated=0 ungated=7 skipped=0",
+		}
+		assert.Equal(t, want, got, "plan.uncovered without PLAN.claims")
+		strict := report.New("x", []string{"plan"}, Strict(r.Findings))
+		assert.Equal(t, 7, strict.Summary.Fail, "-strict without PLAN.claims: fails; want the 7 ungated numbers")
 	}
 }
 
@@ -153,10 +194,120 @@ func TestLabelValues(t *testing.T) {
 	}
 	bench := &tail.Metrics{List: []tail.Metric{{Name: "pp512.n_ubatch", Num: num.MustParse("512")}, {Name: "n_gen", Num: num.MustParse("128")}}}
 	rl = labelsOf(&archive.Run{Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench}, bench)
-	if msg, checked, ok := checkLabel(planmd.Labels("`-ub 1024`")[0], []string{"b"}, []runLabels{rl}); !checked || ok || !strings.Contains(msg, "pp512.n_ubatch 512 (b)") {
-		t.Errorf("-ub 1024 against a llama-bench record with n_ubatch 512: %q, checked %v, ok %v; want a disagreement naming pp512.n_ubatch 512", msg, checked, ok)
+	if msg, v := checkLabel(planmd.Labels("`-ub 1024`")[0], []string{"b"}, []runLabels{rl}); v != labelDiffers || !strings.Contains(msg, "pp512.n_ubatch 512 (b)") {
+		t.Errorf("-ub 1024 against a llama-bench record with n_ubatch 512: %q, verdict %v; want a disagreement naming pp512.n_ubatch 512", msg, v)
 	}
-	if _, checked, ok := checkLabel(planmd.Labels("--n-gen 128")[0], []string{"b"}, []runLabels{rl}); !checked || !ok {
-		t.Errorf("--n-gen 128 against n_gen 128: checked %v, ok %v; want agreement", checked, ok)
+	if _, v := checkLabel(planmd.Labels("--n-gen 128")[0], []string{"b"}, []runLabels{rl}); v != labelAgrees {
+		t.Errorf("--n-gen 128 against n_gen 128: verdict %v; want agreement", v)
 	}
+	if msg, v := checkLabel(planmd.Labels("MoCE=0.85")[0], []string{"b"}, []runLabels{rl}); v != labelUnrecorded || !strings.Contains(msg, "no bound run records setting MoCE") {
+		t.Errorf("MoCE=0.85 against a record without MoCE: %q, verdict %v; want \"no bound run records setting MoCE\"", msg, v)
+	}
+	if _, v := checkLabel(planmd.Labels("MoCE=0.85")[0], nil, nil); v != labelUnchecked {
+		t.Errorf("MoCE=0.85 with no bound run: verdict %v; want unchecked", v)
+	}
+}
+
+// findingsOf runs the plan rules over a plan and claims table and returns
+// the findings that are not passes, as lines.
+func findingsOf(t *testing.T, planText, claimsText string) []string {
+	t.Helper()
+	res, err := analysis.Run(gateFacts(t, planText, claimsText), Analyzers())
+	require.NoError(t, err)
+	var got []string
+	for _, r := range res {
+		got = append(got, lines(r.Findings)...)
+	}
+	return got
+}
+
+// TestFencedBlocks: a fence closes only with its own character (CommonMark),
+// so "```", "~~~", "```" does not leave the prose after it unchecked; the
+// numbers inside a fenced block in a claim section are counted as ungated.
+func TestFencedBlocks(t *testing.T) {
+	fenced := strings.Replace(gatePlan, "- at MoCE=0.95", "```\n~~~\n```\n- 99.9 GB/s after the fences\n```text\nfill 7.7 GB/s in a log\n```\n- at MoCE=0.95", 1)
+	got := findingsOf(t, fenced, gateClaims)
+	wantFindings(t, "plan with fences", got,
+		"fail plan.unsourced  PLAN.md 12 99.9 GB/s ",
+		"warn plan.uncovered  PLAN.md 14 7.7 GB/s ",
+		"warn plan.uncovered  PLAN.claims 0  gated=7 ungated=2 skipped=0")
+}
+
+// wantFindings reports each of want that no finding line of got starts with.
+func wantFindings(t *testing.T, what string, got []string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, w) }) {
+			t.Errorf("%s: no finding %q among\n%s", what, w, strings.Join(got, "\n"))
+		}
+	}
+}
+
+// TestEmptyCaveat: a caveat with an empty body does not satisfy a row that
+// names it.
+func TestEmptyCaveat(t *testing.T) {
+	claimsText := strings.Replace(gateClaims, "| r1:dec ; r2:dec", "| r1:dec ; r2:dec | caveat=n1", 1)
+	for _, tt := range []struct {
+		body string
+		fail bool
+	}{{".", true}, {"", true}, {"one run per side.", false}} {
+		planText := strings.Replace(gatePlan, "\n### 8 Notes", "> **Caveat** (n1): "+tt.body+"\n\n### 8 Notes", 1)
+		got := findingsOf(t, planText, claimsText)
+		failed := slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, "fail plan.stale  PLAN.md 8 9.51 → 13.52 tok/s") })
+		if failed != tt.fail {
+			t.Errorf("caveat (n1) with body %q: plan.stale fails the row = %v; want %v\n%s", tt.body, failed, tt.fail, strings.Join(got, "\n"))
+		}
+	}
+}
+
+// TestLabelGaps: a setting or flag no bound run records is a warning, not
+// a silent pass; a flag in prose is reported once, by plan.label, not also
+// as an unsourced number; a flag on a claim line no row binds is a warning.
+func TestLabelGaps(t *testing.T) {
+	planText := strings.Replace(gatePlan, "- decode 9.51 → 13.52 tok/s; 12.5 ms unbound",
+		"- decode 9.51 → 13.52 tok/s at -ub 512 and K=512 with -n 128\n- ran with -n 64.", 1)
+	got := findingsOf(t, planText, gateClaims)
+	want := []string{
+		"warn plan.label  PLAN.md 8 -ub 512 no bound run records setting -ub (r1, r2)",
+		"warn plan.label  PLAN.md 8 K=512 no bound run records setting K (r1, r2)",
+		"warn plan.label  PLAN.md 8 -n 128 no bound run records setting -n (r1, r2)",
+		"warn plan.label  PLAN.md 9 -n 64 ",
+	}
+	wantFindings(t, "plan.label gaps", got, want...)
+	for _, g := range got {
+		if strings.Contains(g, " 128 ") && !strings.Contains(g, "-n 128") || strings.Contains(g, " 64 ") && !strings.Contains(g, "-n 64") {
+			t.Errorf("a flag's value reported apart from its flag: %q", g)
+		}
+	}
+}
+
+// TestRangeColdFirstRun: a range over runs of a model file that leaves out
+// the first run on it (the cold one) fails plan.range, though it covers
+// its own set; a caveat the plan states lets it pass.
+func TestRangeColdFirstRun(t *testing.T) {
+	late := strings.Replace(gateClaims, "§7.1 #5 | 6.39–6.44 GB/s | range(@all:fill) | id=F13", "set late = r2 r3\n§7.1 #5 | 6.39–6.44 GB/s | range(@late:fill) | id=F13", 1)
+	got := findingsOf(t, gatePlan, late)
+	if !slices.Contains(got, "fail plan.range F13 PLAN.md 7 6.39–6.44 GB/s 6.39–6.44 GB/s") {
+		t.Errorf("range over r2, r3 (r1 is the cold first run): no plan.range fail among\n%s", strings.Join(got, "\n"))
+	}
+	withCaveat := strings.Replace(late, "range(@late:fill) | id=F13", "range(@late:fill) | id=F13 caveat=warm", 1)
+	planText := strings.Replace(gatePlan, "\n### 8 Notes", "> **Caveat** (warm): the warm runs only, r1 read the file cold\n\n### 8 Notes", 1)
+	for _, g := range findingsOf(t, planText, withCaveat) {
+		if strings.HasPrefix(g, "fail plan.range F13 PLAN.md 7 6.39–6.44") {
+			t.Errorf("range over the warm runs with a caveat stated: %s; want a pass", g)
+		}
+	}
+}
+
+// TestNameValueClaims: a name=value with a unit, or a number with a unit
+// after "item", is a measurement: unsourced in a claim section, ungated
+// outside one; it escapes neither gate.
+func TestNameValueClaims(t *testing.T) {
+	planText := strings.Replace(gatePlan, "- at MoCE=0.95", "- rate=999.9 tok/s and item 888 tok/s\n- at MoCE=0.95", 1) +
+		"- rate=777.7 tok/s outside\n"
+	got := findingsOf(t, planText, gateClaims)
+	wantFindings(t, "name=value claims", got,
+		"fail plan.unsourced  PLAN.md 9 999.9 tok/s ",
+		"fail plan.unsourced  PLAN.md 9 888 tok/s ",
+		"warn plan.uncovered  PLAN.md 15 777.7 tok/s ")
 }

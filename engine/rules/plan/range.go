@@ -2,6 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"path"
+	"slices"
+	"strings"
 
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
@@ -10,7 +13,7 @@ import (
 // Range is rule plan.range.
 var Range = newAnalyzer("plan.range",
 	"a quoted range over a run set covers every run of the set (the cold first run included)",
-	planRange)
+	true, planRange)
 
 func planRange(pc *check) []finding.Finding {
 	var out []finding.Finding
@@ -25,6 +28,17 @@ func planRange(pc *check) []finding.Finding {
 		case claims.Match:
 			f = bindingFinding(pc, rule, b, finding.Pass,
 				fmt.Sprintf("%s: %s covers every run of its set", b.Place, b.Token.Text))
+			if cold := missingCold(pc, b); len(cold) > 0 {
+				if len(b.Row.Caveats) > 0 {
+					// the row names a caveat the plan states (else the
+					// binding is CaveatMissing): it says why
+					f.Message += fmt.Sprintf("; the set leaves out the cold first run %s under caveat (%s)", strings.Join(cold, ", "), strings.Join(b.Row.Caveats, "), ("))
+				} else {
+					f.Severity, f.Check = finding.Fail, "cold"
+					f.Message = fmt.Sprintf("%s: %s covers its set, but the set leaves out %s: the first run on its model file, which reads it cold, is part of any range over runs of that file", b.Place, b.Token.Text, strings.Join(cold, ", "))
+					f.Fix = "quote the range over a set that includes the first run on the model file, or name a caveat (caveat=ID) the plan states beside the quote"
+				}
+			}
 		case claims.DropsRuns:
 			f = bindingFinding(pc, rule, b, finding.Fail,
 				fmt.Sprintf("%s: %s drops runs: %s; the full range is %s", b.Place, b.Token.Text, b.Msg, b.Raw))
@@ -65,4 +79,26 @@ func rangePlot(pc *check, b claims.Binding) *finding.Plot {
 		p.Points = append(p.Points, pt)
 	}
 	return p
+}
+
+// missingCold returns the first runs on the model files the runs of a
+// range binding's source read, that the source's runs leave out, each
+// with its model file: "r1 (K256-Q2_0.gguf)".
+func missingCold(pc *check, b claims.Binding) []string {
+	runs := b.Row.MetricRuns(pc.Env)
+	var models []string
+	for _, name := range runs {
+		if r := pc.runs[name]; r != nil {
+			if m := ModelFile(r); m != "" && !slices.Contains(models, m) {
+				models = append(models, m)
+			}
+		}
+	}
+	var out []string
+	for _, m := range models {
+		if first, ok := pc.first[m]; ok && !slices.Contains(runs, first) {
+			out = append(out, fmt.Sprintf("%s (%s)", first, path.Base(m)))
+		}
+	}
+	return out
 }

@@ -10,7 +10,7 @@ import (
 // Stale is rule plan.stale.
 var Stale = newAnalyzer("plan.stale",
 	"every claims row still finds its quote in PLAN at its place, its source in the archive, and the caveat it names beside the quote",
-	planStale)
+	true, planStale)
 
 func planStale(pc *check) []finding.Finding {
 	var out []finding.Finding

@@ -19,17 +19,22 @@ const GateCheck = "gate"
 var Uncovered = newAnalyzer("plan.uncovered",
 	"every measurement-like number of PLAN (a unit, a percentage, a rate, a range, an arrow pair, a ratio) outside the claim sections "+
 		"is listed as a warning, unless its section is declared not claims (skip §N in PLAN.claims); the counts of gated and ungated numbers, per section, show a gate removed",
-	planUncovered)
+	false, planUncovered)
 
 func planUncovered(pc *check) []finding.Finding {
 	const rule = "plan.uncovered"
 	g := pc.Result.Gate
 	var out []finding.Finding
 	for _, u := range pc.Result.Uncovered {
-		out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: pc.Doc.File, Line: u.Token.Line, Quote: u.Token.Text,
+		f := finding.Finding{Rule: rule, Severity: finding.Warn, File: pc.Doc.File, Line: u.Token.Line, Quote: u.Token.Text,
 			Check:   UncoveredCheck,
 			Message: fmt.Sprintf("%s: %s is outside the claim sections, so no run is checked for it", u.Place, u.Token.Text),
-			Fix:     fmt.Sprintf("bind it: `section %s` and a row in %s; or, if %s is not claims (design targets, history), `skip %s  # why`", fixPlace(u.Place), pc.Table.File, u.Place, fixPlace(u.Place))})
+			Fix:     fmt.Sprintf("bind it: `section %s` and a row in %s; or, if %s is not claims (design targets, history), `skip %s  # why`", fixPlace(u.Place), pc.Table.File, u.Place, fixPlace(u.Place))}
+		if u.Fenced {
+			f.Message = fmt.Sprintf("%s: %s is in a fenced code block, whose numbers no claims row binds, so no run is checked for it", u.Place, u.Token.Text)
+			f.Fix = fmt.Sprintf("quote the claim outside the code block and bind it with a row in %s; or, if %s is not claims, `skip %s  # why`", pc.Table.File, u.Place, fixPlace(u.Place))
+		}
+		out = append(out, f)
 	}
 	if more := g.Ungated - len(pc.Result.Uncovered); more > 0 {
 		out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: pc.Doc.File, Check: UncoveredCheck,
@@ -55,10 +60,29 @@ func planUncovered(pc *check) []finding.Finding {
 	if g.Ungated > 0 {
 		sev = finding.Warn
 	}
-	out = append(out, finding.Finding{Rule: rule, Severity: sev, File: pc.Table.File, Check: GateCheck,
+	file := pc.Table.File
+	if pc.NoClaims {
+		// no table to point at: the plan's numbers are all ungated
+		file, msg = pc.Doc.File, fmt.Sprintf("no %s, so the gate binds nothing: %s", pc.Table.File, msg)
+	}
+	out = append(out, finding.Finding{Rule: rule, Severity: sev, File: file, Check: GateCheck,
 		Raw:     fmt.Sprintf("gated=%d ungated=%d skipped=%d", g.Gated, g.Ungated, g.Skipped),
 		Message: msg})
+	// what reading the plan and the table set aside (a byte order mark)
+	for _, n := range append(append([]string(nil), pc.Doc.Notes...), pc.Table.Notes...) {
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Pass, File: noteFile(n), Line: 1, Check: ReadCheck, Message: n})
+	}
 	return out
+}
+
+// ReadCheck is the Check name of plan.uncovered's notes on reading the plan
+// and its claims table (a byte order mark dropped).
+const ReadCheck = "read"
+
+// noteFile is the file a reading note ("PLAN.md:1: …") names.
+func noteFile(note string) string {
+	f, _, _ := strings.Cut(note, ":")
+	return f
 }
 
 // fixPlace is the place to write in a section or skip line: the section's

@@ -13,7 +13,7 @@ var Unsourced = newAnalyzer("plan.unsourced",
 	"every number in PLAN's claim sections is bound by a claims row to a source that prints it (at the quoted precision and unit, "+
 		"and no more precisely than the source printed it); an unbound number names the nearest raw values: the runs' printed metrics "+
 		"and the values the claims rows derive",
-	planUnsourced)
+	true, planUnsourced)
 
 func planUnsourced(pc *check) []finding.Finding {
 	var out []finding.Finding

@@ -75,7 +75,8 @@ func runParse(p *analysis.Pass) (any, error) {
 }
 
 func lastLine(r *archive.Run) string {
-	t := strings.TrimRight(r.Tail, "\n")
+	t, _ := r.Text()
+	t = strings.TrimRight(t, "\n")
 	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
 		t = t[i+1:]
 	}
@@ -98,9 +99,5 @@ func tailLine(r *archive.Run, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	lines := strings.SplitN(r.Tail, "\n", n+1)
-	if n > len(lines) {
-		return ""
-	}
-	return clip(lines[n-1])
+	return clip(r.TailLine(n))
 }
