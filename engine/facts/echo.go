@@ -1,8 +1,11 @@
 package facts
 
 import (
+	"strings"
+
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/llamacpp"
+	"github.com/strataspec/strataspec/engine/runconf"
 )
 
 // Echo is the prompt a run's output echoes back, and its tail line.
@@ -11,13 +14,15 @@ type Echo struct {
 	Line int // line of the echo's end in the tail
 }
 
-// PromptEchoes are the prompt echoes of the llama.cpp runs whose tails
-// hold one (llama-cli's "> …", llama-completion's text before its
-// summary), by run name.
+// PromptEchoes are the prompt echoes of the llama.cpp runs that read a
+// prompt file and whose outputs hold one (llama-cli's "> …",
+// llama-completion's text before its summary), by run name. Only those
+// outputs are read again, and an echo is copied out of its output, so a
+// large snapshot's logs are not kept.
 var PromptEchoes = NewKey("prompt echoes", func(s *Set) (map[string]Echo, error) {
 	out := map[string]Echo{}
 	for _, r := range s.Snap.Runs {
-		if r.Parser != checkout.ParserLlamaCpp {
+		if r.Parser != checkout.ParserLlamaCpp || len(runconf.Of(r, nil, nil).Files) == 0 {
 			continue
 		}
 		output, err := r.Text()
@@ -25,7 +30,7 @@ var PromptEchoes = NewKey("prompt echoes", func(s *Set) (map[string]Echo, error)
 			continue // an unreadable output is reported by runs.parse
 		}
 		if text, line := llamacpp.PromptEcho(output); text != "" {
-			out[r.Name] = Echo{Text: text, Line: line}
+			out[r.Name] = Echo{Text: strings.Clone(text), Line: line}
 		}
 	}
 	return out, nil
