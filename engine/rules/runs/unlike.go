@@ -2,11 +2,12 @@ package runs
 
 import (
 	"fmt"
-	"slices"
+	"path"
 	"sort"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
@@ -40,8 +41,30 @@ var Unlike = &analysis.Analyzer{
 type UnlikeSettings struct {
 	// Vary names the configuration fields or settings ("model", "--moce",
 	// "env ARENA_GB", "threads") the checkout's comparisons vary on
-	// purpose: a difference there is what is compared, not a confound.
+	// purpose: a difference there is what is compared, not a confound. An
+	// entry may be a pattern (path.Match syntax: "env *" for the whole
+	// environment).
 	Vary []string `json:"vary"`
+}
+
+// varies reports whether the settings name a field varied on purpose.
+func (s UnlikeSettings) varies(field string) bool {
+	for _, v := range s.Vary {
+		if ok, _ := path.Match(v, field); ok || v == field {
+			return true
+		}
+	}
+	return false
+}
+
+// validate refuses a malformed pattern, naming the spec's line.
+func (s UnlikeSettings) validate(spec *checkout.Spec) error {
+	for _, v := range s.Vary {
+		if _, err := path.Match(v, ""); err != nil {
+			return spec.RuleErrorf("compare.unlike", "vary: bad pattern %q: %v", v, err)
+		}
+	}
+	return nil
 }
 
 // comparison is one claims row that compares runs, at one place in the plan.
@@ -58,6 +81,9 @@ func runUnlike(p *analysis.Pass) (any, error) {
 	}
 	var cfg UnlikeSettings
 	if _, err := spec.Rule(p.Analyzer.Name, &cfg); err != nil {
+		return nil, err
+	}
+	if err := cfg.validate(spec); err != nil {
 		return nil, err
 	}
 	pc, err := analysis.Fact(p, facts.Gate)
@@ -100,7 +126,7 @@ func runUnlike(p *analysis.Pass) (any, error) {
 			cs = append(cs, cfgs[name])
 		}
 		if fd.Severity == finding.Pass {
-			compare(&fd, pc, cmp, cs, cfg.Vary)
+			compare(&fd, pc, cmp, cs, cfg)
 		}
 		p.Report(fd)
 	}
@@ -113,7 +139,7 @@ func runUnlike(p *analysis.Pass) (any, error) {
 
 // compare fills fd for one comparison row: the runs' configurations and
 // decoded tokens, and the caveats the row names.
-func compare(fd *finding.Finding, pc *facts.PlanCheck, cmp comparison, cs []runconf.Config, vary []string) {
+func compare(fd *finding.Finding, pc *facts.PlanCheck, cmp comparison, cs []runconf.Config, cfg UnlikeSettings) {
 	row := cmp.row
 	var nothing, diffs, varied []string
 	for _, c := range cs {
@@ -127,7 +153,7 @@ func compare(fd *finding.Finding, pc *facts.PlanCheck, cmp comparison, cs []runc
 			switch {
 			case d.Field == "decoded_tokens" && len(nothing) > 0:
 				// reported as "decoded nothing"
-			case slices.Contains(vary, d.Field):
+			case cfg.varies(d.Field):
 				varied = append(varied, line)
 			default:
 				diffs = append(diffs, line)
@@ -142,7 +168,7 @@ func compare(fd *finding.Finding, pc *facts.PlanCheck, cmp comparison, cs []runc
 	if len(diffs) == 0 && len(nothing) == 0 {
 		var same []string
 		for _, f := range append(runconf.Fields(), runconf.SettingNames(cs...)...) {
-			if !slices.Contains(vary, f) && (!strings.HasPrefix(f, runconf.EnvPrefix) || allEnv(cs)) {
+			if !cfg.varies(f) && (!strings.HasPrefix(f, runconf.EnvPrefix) || allEnv(cs)) {
 				same = append(same, f)
 			}
 		}

@@ -98,3 +98,19 @@ func TestUnlikeBadSettings(t *testing.T) {
 	require.True(t, strings.HasPrefix(err.Error(), "strataspec.json:"), err.Error())
 	require.Contains(t, err.Error(), `unknown field "varies"`)
 }
+
+// A vary entry may be a pattern: "env *" lets the whole environment vary.
+func TestUnlikeVaryPattern(t *testing.T) {
+	root := snaptest.CopyFixture(t, "m5-v3")
+	snaptest.EditNth(t, filepath.Join(root, snaptest.ResultsFile), `"STRATA_METAL_ARENA_GB": "3.4"`, `"STRATA_METAL_ARENA_GB": "4.0"`, 2)
+	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `{"vary": ["model", "--moce"]}`, `{"vary": ["model", "--moce", "env *"]}`)
+	f := quoted(t, analysistest.Findings(t, root, runs.Unlike), "9.51 → 13.52 tok/s")
+	require.Equal(t, finding.Pass, f.Severity, f.Message)
+	require.Contains(t, f.Message, "env STRATA_METAL_ARENA_GB: 3.4 (strata_q2_0_moce0_short_43tok) vs 4.0")
+	require.NotContains(t, f.Message, "match on binary, mode, threads, prompt, batch, ubatch, n_predict, flags, prompt_tokens, decoded_tokens, --k, env")
+
+	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"env *"]`, `"env ["]`)
+	_, _, err := analysistest.Run(t, root, runs.Unlike)
+	require.Error(t, err)
+	require.Regexp(t, `^strataspec\.json:\d+: rules\.compare\.unlike: vary: bad pattern "env \["`, err.Error())
+}
