@@ -74,6 +74,24 @@ type Setting struct {
 	Name, Value string
 }
 
+// With returns c with extra settings added (a setting c has keeps its
+// value): the configuration a run's output prints beside a measurement,
+// such as a llama-bench row's, joins the one its command line gives.
+func (c Config) With(extra []Setting) Config {
+	if len(extra) == 0 {
+		return c
+	}
+	out := c
+	out.Settings = append([]Setting(nil), c.Settings...)
+	for _, e := range extra {
+		if _, ok := out.Setting(e.Name); !ok {
+			out.Settings = append(out.Settings, e)
+			sort.Slice(out.Settings, func(i, j int) bool { return out.Settings[i].Name < out.Settings[j].Name })
+		}
+	}
+	return out
+}
+
 // Setting returns the value of the named setting and whether the run has it.
 func (c Config) Setting(name string) (string, bool) {
 	i := sort.Search(len(c.Settings), func(i int) bool { return c.Settings[i].Name >= name })

@@ -165,3 +165,17 @@ func FuzzOf(f *testing.F) {
 		}
 	})
 }
+
+// With adds the settings an output prints, sorted among the command
+// line's, without replacing one the command line gives.
+func TestWith(t *testing.T) {
+	c := Of(&archive.Run{Name: "r", Cmd: []string{"x", "--seed", "1", "-m", "a.gguf"}}, nil, nil)
+	got := c.With([]Setting{{"printed n_threads", "8"}, {"model", "b.gguf"}, {"--kld", "set"}})
+	want := []Setting{{"--kld", "set"}, {"--seed", "1"}, {"model", "a.gguf"}, {"printed n_threads", "8"}}
+	if !reflect.DeepEqual(got.Settings, want) {
+		t.Errorf("With = %v; want %v", got.Settings, want)
+	}
+	if len(c.Settings) != 2 {
+		t.Errorf("With changed its receiver: %v", c.Settings)
+	}
+}

@@ -12,12 +12,15 @@ import (
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/runconf"
+	"github.com/strataspec/strataspec/engine/tail"
 )
 
 // Unlike checks every claim that compares runs (an arrow pair, a ratio, a
 // change): the runs must be alike in every configuration field and
 // setting they have — binary, mode, threads, prompt, batch sizes, token
-// counts, every other flag and environment variable — and every run must
+// counts, every other flag and environment variable, and every field of
+// the configuration their outputs print beside the measurements compared
+// (a llama-bench row's) — and every run must
 // decode at least one token, or the row names a caveat the plan states
 // beside the quote. Settings a checkout varies on purpose are declared in
 // its spec.
@@ -32,7 +35,7 @@ var Unlike = &analysis.Analyzer{
 		"batch/ubatch, token counts and every other setting, with every run decoding > 0 tokens — or its row names a caveat the plan states beside it",
 	Family: analysis.FamilyRuns,
 	Fix:    "compare runs alike in binary, mode, threads, prompt, batch and token counts, or state the difference as a caveat beside the claim",
-	Facts:  []facts.Kind{facts.Snapshot, facts.Spec, facts.Gate, facts.RunConfigs},
+	Facts:  []facts.Kind{facts.Snapshot, facts.Spec, facts.Gate, facts.RunConfigs, facts.RunMetrics},
 	Run:    runUnlike,
 }
 
@@ -98,6 +101,10 @@ func runUnlike(p *analysis.Pass) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	ms, err := analysis.Fact(p, facts.RunMetrics)
+	if err != nil {
+		return nil, err
+	}
 	var comps []comparison
 	seen := map[[2]int]bool{}
 	for _, b := range pc.Result.Bindings {
@@ -123,7 +130,7 @@ func runUnlike(p *analysis.Pass) (any, error) {
 				fd.Message = fmt.Sprintf("%s compares run %s, which is not in the archive", cmp.row.Quote, name)
 				break
 			}
-			cs = append(cs, cfgs[name])
+			cs = append(cs, cfgs[name].With(printedConfig(cmp.row, name, ms[name])))
 		}
 		if fd.Severity == finding.Pass {
 			compare(&fd, pc, cmp, cs, cfg)
@@ -198,6 +205,35 @@ func compare(fd *finding.Finding, pc *facts.PlanCheck, cmp comparison, cs []runc
 		fd.Severity = finding.Fail
 		fd.Message = fmt.Sprintf("%s is not like for like: %s; no caveat is stated%s", row.Quote, problems, purpose)
 	}
+}
+
+// PrintedPrefix starts the name of a setting a run's output prints beside
+// the measurement a claim reads (every configuration field of a
+// llama-bench row): "printed n_threads".
+const PrintedPrefix = "printed "
+
+// printedConfig returns the configuration the run's output prints beside
+// the metrics the row reads of it (a llama-bench row's every field), as
+// settings; nil for a measurement printed without one.
+func printedConfig(row *claims.Row, run string, ms *tail.Metrics) []runconf.Setting {
+	var out []runconf.Setting
+	var walk func(e *claims.Expr)
+	walk = func(e *claims.Expr) {
+		if e.Op == claims.OpMetric && e.Run == run {
+			if m, ok := ms.Get(e.Metric); ok {
+				for _, f := range m.Config() {
+					out = append(out, runconf.Setting{Name: PrintedPrefix + f.Key, Value: f.Value})
+				}
+			}
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	for _, e := range row.Sources {
+		walk(e)
+	}
+	return out
 }
 
 // allEnv reports whether every run recorded its environment, so that its

@@ -114,3 +114,18 @@ func TestUnlikeVaryPattern(t *testing.T) {
 	require.Error(t, err)
 	require.Regexp(t, `^strataspec\.json:\d+: rules\.compare\.unlike: vary: bad pattern "env \["`, err.Error())
 }
+
+// llama-bench rows are compared on every field they print: two rows of one
+// build and machine are alike; a row measured with other threads is not.
+func TestUnlikeBenchRows(t *testing.T) {
+	const quote = "7100.00 → 7263.61 tok/s"
+	f := quoted(t, analysistest.Findings(t, snaptest.Fixture(t, "llamacpp"), runs.Unlike), quote)
+	require.Equal(t, finding.Pass, f.Severity, f.Message)
+	require.Contains(t, f.Message, "printed build_commit, printed build_number, printed cpu_info")
+
+	root := snaptest.CopyFixture(t, "llamacpp")
+	snaptest.EditNth(t, filepath.Join(root, "runs", "qwen7b_b5163_b.bench.jsonl"), `"n_threads": 8`, `"n_threads": 4`, 1)
+	f = quoted(t, analysistest.Findings(t, root, runs.Unlike), quote)
+	require.Equal(t, finding.Fail, f.Severity)
+	require.Equal(t, quote+" is not like for like: printed n_threads: 8 (qwen7b_b5163_a) vs 4 (qwen7b_b5163_b); no caveat is stated", f.Message)
+}
