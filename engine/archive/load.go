@@ -99,7 +99,7 @@ func LoadResults(root string, data []byte) (*Snapshot, error) {
 			}
 		}
 	}
-	rs := checkout.Results{File: ResultsFile, Runs: "runs", Fields: checkout.DefaultFields()}
+	rs := checkout.Results{File: ResultsFile, Runs: "runs", Fields: checkout.DefaultFields(), Provenance: "provenance", Generated: "generated_at_utc"}
 	if err := s.decodeResults(ResultsFile, data, rs); err != nil {
 		return nil, err
 	}
@@ -206,14 +206,18 @@ func (d *decoder) strings(n *jsontree.Node) []string {
 	return out
 }
 
+// firstKey is the top-level key of a dotted path.
+func firstKey(path string) string { return strings.SplitN(path, ".", 2)[0] }
+
 // runnerBlocks are the strata validation runner's own tables: read here
-// when a results file has them (kld_macros, provenance; legacy, until
-// their rules read them through engine/tables as the spec locates them),
-// or by the rules through engine/tables as the spec locates them (perf,
-// summary_comparison, prev_llama_*, llama_cpp_*); every other top-level
-// key is kept and noted.
-var runnerBlocks = []string{"schema", "generated_at_utc", "perf", "summary_comparison", "kld_macros",
-	"prev_llama_unpatched", "prev_llama_patched", "llama_cpp_unpatched", "llama_cpp_patched", "provenance"}
+// when a results file has them (kld_macros; legacy, until its rule reads
+// it through engine/tables as the spec locates it), or by the rules
+// through engine/tables as the spec locates them (perf,
+// summary_comparison, prev_llama_*, llama_cpp_*). The provenance record
+// and the generation time are read where the spec's results entry says;
+// every other top-level key is kept and noted.
+var runnerBlocks = []string{"schema", "perf", "summary_comparison", "kld_macros",
+	"prev_llama_unpatched", "prev_llama_patched", "llama_cpp_unpatched", "llama_cpp_patched"}
 
 func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) error {
 	doc, err := jsontree.ParseDoc(file, data)
@@ -248,15 +252,15 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 		if k == runsKey {
 			continue
 		}
-		if !slices.Contains(runnerBlocks, k) {
+		if !slices.Contains(runnerBlocks, k) && k != firstKey(rs.Provenance) && k != firstKey(rs.Generated) {
 			s.note(file+"\x00"+k, Note{File: file, Line: d.line(root.Vals[i]), Path: root.Vals[i].Path, Msg: "kept, not used by any rule"})
 		}
 	}
 	if n := root.Get("schema"); n != nil {
 		s.Schema = d.str(n)
 	}
-	if gn := root.Get("generated_at_utc"); gn != nil {
-		s.GeneratedAt = Field{Name: "generated_at_utc", Path: gn.Path, Line: d.line(gn), Text: d.str(gn)}
+	if gn := root.Lookup(rs.Generated); gn != nil && rs.Generated != "" {
+		s.GeneratedAt = Field{Name: rs.Generated, Path: gn.Path, Line: d.line(gn), Text: d.str(gn)}
 		if d.err == nil {
 			t, err := time.Parse(time.RFC3339Nano, s.GeneratedAt.Text)
 			if err != nil {
@@ -268,7 +272,7 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 	if n := root.Get("kld_macros"); n != nil {
 		s.decodeMacros(d, n)
 	}
-	if n := root.Get("provenance"); n != nil {
+	if n := root.Lookup(rs.Provenance); n != nil && rs.Provenance != "" {
 		s.decodeProvenance(d, n)
 	}
 	if d.err != nil {

@@ -18,7 +18,9 @@
 //	    "runs": "runs",                   // dotted path to the array of records ("" = top level)
 //	    "fields": {"name": "name", "argv": "cmd", "env": "env", "exit": "exit_code",
 //	               "duration": "duration_s", "tail": "output_tail", "start": "started_at",
-//	               "group": "group"}      // dotted paths inside a record; these are the defaults
+//	               "group": "group"},     // dotted paths inside a record; these are the defaults
+//	    "provenance": "provenance",       // the runner's provenance record, if it writes one (default)
+//	    "generated": "generated_at_utc"   // when the runner wrote the file, if it says (default)
 //	  }],
 //	  "logs": [{"glob": "runs/*.log"}],   // one run per log; optional sidecar runs/NAME.json
 //	  "bench": ["runs/*.bench.json"],     // llama-bench -o json / jsonl / csv / md output
@@ -89,6 +91,13 @@ type Results struct {
 	File   string `json:"file"`            // a glob, relative to the root
 	Runs   string `json:"runs,omitempty"`  // dotted path to the array of records
 	Fields Fields `json:"fields,omitzero"` // where each part of a run is in a record
+	// Provenance is the dotted path of the runner's provenance record (the
+	// files it ran and read, with their sha256: {"files": […], "prompts":
+	// […]}), read when the file has it; default "provenance".
+	Provenance string `json:"provenance,omitempty"`
+	// Generated is the dotted path of the time the runner wrote the file
+	// (RFC 3339), read when the file has it; default "generated_at_utc".
+	Generated string `json:"generated,omitempty"`
 }
 
 // Fields are dotted paths inside one run record. Empty entries take the
@@ -195,6 +204,12 @@ func (s *Spec) fill() {
 	}
 	for i := range s.Results {
 		s.Results[i].Fields = s.Results[i].Fields.withDefaults()
+		if s.Results[i].Provenance == "" {
+			s.Results[i].Provenance = "provenance"
+		}
+		if s.Results[i].Generated == "" {
+			s.Results[i].Generated = "generated_at_utc"
+		}
 	}
 	for i := range s.Logs {
 		s.Logs[i].Fields = s.Logs[i].Fields.withDefaults()

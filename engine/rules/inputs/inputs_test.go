@@ -300,3 +300,28 @@ func TestProvenancePathOutside(t *testing.T) {
 		require.NotContains(t, text(prov)+text(arch), bad)
 	}
 }
+
+// The provenance record is read where the spec's results entry says: a
+// runner that writes it under another key declares that key, and the
+// record is checked as before; undeclared, the key is only noted.
+func TestProvenanceRecordWhereTheSpecSays(t *testing.T) {
+	root := snaptest.CopyFixture(t, "m5")
+	snaptest.Edit(t, filepath.Join(root, results), `"provenance": {`, `"files_used": {`)
+	fs, notApplied, err := analysistest.Run(t, root, inputs.Provenance)
+	require.NoError(t, err)
+	require.Empty(t, notApplied)
+	require.Empty(t, withCheck(fs, "hashes"), "a record read from an undeclared key")
+	snap, err := archive.Load(root)
+	require.NoError(t, err)
+	var noted bool
+	for _, n := range snap.Notes {
+		noted = noted || n.Path == "files_used"
+	}
+	require.True(t, noted, "the undeclared record's key is not noted: %v", snap.Notes)
+
+	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"runs": "runs"}`, `"runs": "runs", "provenance": "files_used"}`)
+	h := withCheck(analysistest.Findings(t, root, inputs.Provenance), "hashes")
+	require.Len(t, h, 1)
+	require.Equal(t, finding.Pass, h[0].Severity)
+	require.Equal(t, "5 script/binary and 7 prompt sha256s match the files on disk", h[0].Message)
+}
