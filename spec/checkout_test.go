@@ -12,9 +12,9 @@ import (
 
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/golden"
-	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -108,7 +108,7 @@ func checkoutSpec(root string) ([]checkResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	pc, err := rules.LoadPlanCheck(ctx)
+	pc, err := planCheck(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func checkoutSpec(root string) ([]checkResult, error) {
 
 // claimsRows returns one result per claims row: every occurrence of its
 // quote must match its source.
-func claimsRows(pc *rules.PlanCheck) []checkResult {
+func claimsRows(pc *facts.PlanCheck) []checkResult {
 	byRow := map[*claims.Row][]claims.Binding{}
 	for _, b := range pc.Result.Bindings {
 		byRow[b.Row] = append(byRow[b.Row], b)
@@ -162,9 +162,9 @@ func claimsRows(pc *rules.PlanCheck) []checkResult {
 		}
 		for _, b := range bs {
 			if b.Status != claims.Match {
-				c.fails = append(c.fails, fmt.Sprintf("%s:%d %q (%s:%d) = %s, raw %s from %s: %s", rules.PlanFile, b.Token.Line, row.Quote, claims.File, row.Line, b.Status, b.Raw, b.Source, b.Msg))
+				c.fails = append(c.fails, fmt.Sprintf("%s:%d %q (%s:%d) = %s, raw %s from %s: %s", "PLAN.md", b.Token.Line, row.Quote, claims.File, row.Line, b.Status, b.Raw, b.Source, b.Msg))
 			} else {
-				c.logs = append(c.logs, fmt.Sprintf("%s:%d %q = %s from %s", rules.PlanFile, b.Token.Line, row.Quote, b.Raw, b.Source))
+				c.logs = append(c.logs, fmt.Sprintf("%s:%d %q = %s from %s", "PLAN.md", b.Token.Line, row.Quote, b.Raw, b.Source))
 			}
 		}
 		out = append(out, c)

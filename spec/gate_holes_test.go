@@ -11,7 +11,6 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/report"
-	"github.com/strataspec/strataspec/engine/rules"
 	plangate "github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/stretchr/testify/require"
 )
@@ -202,7 +201,7 @@ func TestGateDeepExpression(t *testing.T) {
 // suggestions pasted back bind their numbers.
 func TestGateSuggest(t *testing.T) {
 	t.Run("m5-v3", func(t *testing.T) {
-		pc, err := rules.LoadPlanCheck(loadSnap(t, "m5-v3"))
+		pc, err := planCheck(loadSnap(t, "m5-v3"))
 		require.NoError(t, err)
 		ss := claims.Suggest(pc.Table, pc.Env, pc.Result)
 		numbers := 0 // as the audit counts them: a range is one number, a sum one per part
@@ -232,7 +231,7 @@ func TestGateSuggest(t *testing.T) {
 		}
 		empty := []byte(strings.Join(decl, ""))
 		c := withFiles(t, base, pt, empty)
-		pc, err := rules.LoadPlanCheck(c)
+		pc, err := planCheck(c)
 		require.NoError(t, err)
 		ss := claims.Suggest(pc.Table, pc.Env, pc.Result)
 		rows := string(empty)

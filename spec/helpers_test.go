@@ -1,9 +1,11 @@
 package spec
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
@@ -28,4 +30,15 @@ func failures(fs []finding.Finding) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// planCheck returns the plan check of a loaded snapshot (facts.Gate). A
+// snapshot without PLAN.claims is an error here: the tests that call it
+// check claims rows.
+func planCheck(c *audit.Context) (*facts.PlanCheck, error) {
+	pc, err := c.PlanCheck()
+	if err == nil && pc.NoClaims {
+		return nil, fmt.Errorf("%s: no claims table", c.Snap.Spec.Claims)
+	}
+	return pc, err
 }

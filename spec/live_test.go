@@ -16,7 +16,6 @@ import (
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/live"
-	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -75,7 +74,7 @@ type liveRun struct {
 // liveRuns returns the runs of ctx that selected by name can be re-run:
 // every strata run (the carried-over llama.cpp runs have no recorded
 // environment) and every route_parity record, in archive order.
-func liveRuns(ctx *rules.Context, sel *regexp.Regexp) []liveRun {
+func liveRuns(ctx *audit.Context, sel *regexp.Regexp) []liveRun {
 	var out []liveRun
 	for _, r := range ctx.Snap.Runs {
 		if r.CarriedOver || audit.IsLlamaCpp(r) || !sel.MatchString(r.Name) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/golden"
-	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/tail"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +16,7 @@ import (
 // the run (or record file), the tail line, the metric name, the text as
 // printed and the unit. Parse errors follow their run. The order is the
 // archive's, so a diff points at the run that changed.
-func metricsText(ctx *rules.Context) []byte {
+func metricsText(ctx *audit.Context) []byte {
 	var b bytes.Buffer
 	write := func(name string, ms *tail.Metrics) {
 		fmt.Fprintf(&b, "# %s\n", name)

@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
-	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -20,7 +20,7 @@ import (
 // claim section quotes two metrics of a run on every fourth line, a claims
 // table binding each quote (plus ranges over every run), and an archive of
 // runs runs with ten metrics each. It returns a fresh context over it.
-func synthGate(tb testing.TB, dir string, lines, runs int) func() *rules.Context {
+func synthGate(tb testing.TB, dir string, lines, runs int) func() *audit.Context {
 	tb.Helper()
 	snap := &archive.Snapshot{Root: dir}
 	metrics := make(map[string]*tail.Metrics, runs)
@@ -55,13 +55,13 @@ func synthGate(tb testing.TB, dir string, lines, runs int) func() *rules.Context
 	lo, hi := 1.0, float64(runs-1)/100+1
 	fmt.Fprintf(&p, "- m0 over every run: %.2f–%.2f ms\n", lo, hi)
 	fmt.Fprintf(&c, "§7 #%d | %.2f–%.2f ms | range(@all:m0)\n", item, lo, hi)
-	if err := os.WriteFile(filepath.Join(dir, rules.PlanFile), []byte(p.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "PLAN.md"), []byte(p.String()), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, claims.File), []byte(c.String()), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	return func() *rules.Context { return &rules.Context{Snap: snap, Metrics: metrics} }
+	return func() *audit.Context { return &audit.Context{Snap: snap, Metrics: metrics} }
 }
 
 // TestSynthGate checks the benchmark's input passes the gate, so the
@@ -125,7 +125,7 @@ func BenchmarkPlanHugeLine(b *testing.B) {
 	var fs []finding.Finding
 	for b.Loop() {
 		// a fresh context each time: the plan check is memoized per context
-		fs = gate(b, &rules.Context{Snap: ctx.Snap, Metrics: ctx.Metrics})
+		fs = gate(b, &audit.Context{Snap: ctx.Snap, Metrics: ctx.Metrics})
 	}
 	if n := len(failures(fs)); n != claims.MaxUnbound+1 {
 		b.Fatalf("huge line: %d fails; want %d listed and one counting the rest", n, claims.MaxUnbound+1)

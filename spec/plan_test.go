@@ -13,7 +13,6 @@ import (
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/plan"
-	"github.com/strataspec/strataspec/engine/rules"
 	plangate "github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -26,17 +25,17 @@ var planRules = plangate.Analyzers()
 
 // checkRule runs one analyzer over c and returns its error: unreadable
 // input, as the audit reports it.
-func checkRule(c *rules.Context, a *analysis.Analyzer) error {
+func checkRule(c *audit.Context, a *analysis.Analyzer) error {
 	_, err := analysis.Run(c.FactSet(), []*analysis.Analyzer{a})
 	return err
 }
 
 // planSnaps holds the fixture snapshots loadSnap has loaded.
-var planSnaps = map[string]*rules.Context{}
+var planSnaps = map[string]*audit.Context{}
 
 // loadSnap loads a fixture snapshot once per test binary; the tests do not
 // run in parallel, and those that change a file do so in a copy (withFiles).
-func loadSnap(t testing.TB, name string) *rules.Context {
+func loadSnap(t testing.TB, name string) *audit.Context {
 	t.Helper()
 	if c, ok := planSnaps[name]; ok {
 		return c
@@ -52,10 +51,10 @@ func loadSnap(t testing.TB, name string) *rules.Context {
 // withFiles returns a context over the same runs whose snapshot root is a
 // temporary directory holding the given PLAN.md and PLAN.claims: a temp copy
 // of the files the gate reads, with the parsed runs shared.
-func withFiles(t testing.TB, base *rules.Context, planText, claimsText []byte) *rules.Context {
+func withFiles(t testing.TB, base *audit.Context, planText, claimsText []byte) *audit.Context {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, rules.PlanFile), planText, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "PLAN.md"), planText, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, claims.File), claimsText, 0o644); err != nil {
@@ -63,7 +62,7 @@ func withFiles(t testing.TB, base *rules.Context, planText, claimsText []byte) *
 	}
 	snap := *base.Snap
 	snap.Root, snap.FS = dir, nil
-	return &rules.Context{Snap: &snap, Metrics: base.Metrics}
+	return &audit.Context{Snap: &snap, Metrics: base.Metrics}
 }
 
 func readFixture(t testing.TB, name, file string) []byte {
@@ -77,7 +76,7 @@ func readFixture(t testing.TB, name, file string) []byte {
 
 // gate runs the plan rules over c, as the audit does, and returns their
 // findings.
-func gate(t testing.TB, c *rules.Context) []finding.Finding {
+func gate(t testing.TB, c *audit.Context) []finding.Finding {
 	t.Helper()
 	rep, err := audit.RunSelection(c, audit.Selection{Analyzers: planRules})
 	if err != nil {
@@ -89,7 +88,7 @@ func gate(t testing.TB, c *rules.Context) []finding.Finding {
 // TestPlanClaims checks the claims table of fixtures/m5 row by row: one
 // subtest per row and quote, named by place and quote.
 func TestPlanClaims(t *testing.T) {
-	pc, err := rules.LoadPlanCheck(loadSnap(t, "m5"))
+	pc, err := planCheck(loadSnap(t, "m5"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +463,7 @@ func TestPlanBadInput(t *testing.T) {
 		snap := *base.Snap
 		snap.Root, snap.FS = t.TempDir(), nil
 		for _, r := range planRules {
-			res, err := analysis.Run((&rules.Context{Snap: &snap, Metrics: base.Metrics}).FactSet(), []*analysis.Analyzer{r})
+			res, err := analysis.Run((&audit.Context{Snap: &snap, Metrics: base.Metrics}).FactSet(), []*analysis.Analyzer{r})
 			if err != nil || len(res) != 1 || res[0].NotApplied != "no PLAN.md" {
 				t.Errorf("rule %s without PLAN.md: error %v, results %+v; want not applied: no PLAN.md", r.Name, err, res)
 			}

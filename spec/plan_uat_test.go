@@ -9,7 +9,6 @@ import (
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -150,7 +149,7 @@ func TestPlanClaimsErrorsAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = rules.LoadPlanCheck(c)
+	_, err = planCheck(c)
 	if err == nil {
 		t.Fatal("LoadPlanCheck with two empty sets = nil; want an error")
 	}

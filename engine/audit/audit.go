@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
@@ -15,7 +16,6 @@ import (
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/report"
-	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/rules/all"
 	"github.com/strataspec/strataspec/engine/tail"
 )
@@ -24,7 +24,7 @@ import (
 // facts set, and parses every run's tail once. A snapshot that cannot be
 // read is an error naming the file and place; a tail that parses with
 // errors is not: its errors stay in its Metrics, and runs.parse reports them.
-func Load(root string) (*rules.Context, error) {
+func Load(root string) (*Context, error) {
 	snap, err := archive.Load(root)
 	if err != nil {
 		return nil, err
@@ -38,9 +38,9 @@ func Load(root string) (*rules.Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The legacy rules read runs and records from one map; a run named like
-	// a record's file does not replace the record there.
-	ctx := &rules.Context{Snap: snap, Facts: set, Metrics: make(map[string]*tail.Metrics, len(runMs)+len(recMs))}
+	// Runs and records in one map for callers that list metrics; the facts
+	// keep them apart, so a run named like a record's file replaces nothing.
+	ctx := &Context{Snap: snap, Facts: set, Metrics: make(map[string]*tail.Metrics, len(runMs)+len(recMs))}
 	for k, v := range runMs {
 		ctx.Metrics[k] = v
 	}
@@ -62,11 +62,57 @@ func IsLlamaCpp(r *archive.Run) bool {
 	return false
 }
 
-// Selection is a set of rules to run: analyzers and the rules not yet moved
-// into analyzer families.
+// Context is a loaded snapshot: the snapshot, its facts, and every run's
+// and record's parsed metrics (runs by name, records by file).
+type Context struct {
+	Snap *archive.Snapshot
+	// Metrics holds the parsed output of every run, by run name, and of
+	// every record beside the runs, by file.
+	Metrics map[string]*tail.Metrics
+	// Facts is the snapshot's facts layer.
+	Facts *facts.Set
+
+	mu sync.Mutex
+}
+
+// FactSet returns the context's facts: Facts, or, for a context built by
+// hand without them, a set over Snap holding the context's Metrics as the
+// run and record metrics (made once and kept in Facts).
+func (c *Context) FactSet() *facts.Set {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Facts != nil {
+		return c.Facts
+	}
+	set := facts.New(c.Snap)
+	if c.Metrics != nil && c.Snap != nil {
+		runs := make(map[string]*tail.Metrics, len(c.Snap.Runs))
+		for _, r := range c.Snap.Runs {
+			runs[r.Name] = c.Metrics[r.Name]
+		}
+		recs := map[string]*tail.Metrics{}
+		for name, ms := range c.Metrics {
+			if _, ok := runs[name]; !ok {
+				recs[name] = ms
+			}
+		}
+		facts.Put(set, facts.RunMetrics, runs)
+		facts.Put(set, facts.RecordMetrics, recs)
+	}
+	c.Facts = set
+	return set
+}
+
+// PlanCheck returns the plan checked against its claims table (facts.Gate),
+// computed once per context. A plan or table not in the snapshot is an
+// error matching facts.ErrAbsent.
+func (c *Context) PlanCheck() (*facts.PlanCheck, error) {
+	return facts.Get(c.FactSet(), facts.Gate)
+}
+
+// Selection is a set of analyzers to run.
 type Selection struct {
 	Analyzers []*analysis.Analyzer
-	Legacy    []rules.Rule
 }
 
 // Names returns the selected rule names, sorted.
@@ -74,9 +120,6 @@ func (s Selection) Names() []string {
 	var out []string
 	for _, a := range s.Analyzers {
 		out = append(out, a.Name)
-	}
-	for _, r := range s.Legacy {
-		out = append(out, r.Name)
 	}
 	sort.Strings(out)
 	return out
@@ -93,9 +136,6 @@ func Rules() []RuleInfo {
 	var out []RuleInfo
 	for _, a := range all.Analyzers() {
 		out = append(out, RuleInfo{a.Name, a.Doc})
-	}
-	for _, r := range rules.All() {
-		out = append(out, RuleInfo{r.Name, r.Doc})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -128,11 +168,6 @@ func Select(list string) (Selection, error) {
 			sel.Analyzers = append(sel.Analyzers, a)
 		}
 	}
-	for _, r := range rules.All() {
-		if match(r.Name) {
-			sel.Legacy = append(sel.Legacy, r)
-		}
-	}
 	for _, w := range want {
 		w = strings.TrimSpace(w)
 		if w == "" {
@@ -155,10 +190,10 @@ func Select(list string) (Selection, error) {
 	return sel, nil
 }
 
-// RunSelection runs the selected analyzers and legacy rules over ctx and
-// builds the report: findings in rule order, the rules that did not apply
-// with their reason, and the loader's notes as info lines.
-func RunSelection(ctx *rules.Context, sel Selection) (*report.Report, error) {
+// RunSelection runs the selected analyzers over ctx and builds the report:
+// findings in rule order, the rules that did not apply with their reason,
+// and the loader's notes as info lines.
+func RunSelection(ctx *Context, sel Selection) (*report.Report, error) {
 	var fs []finding.Finding
 	var infos []report.RuleInfo
 	if len(sel.Analyzers) > 0 {
@@ -176,12 +211,6 @@ func RunSelection(ctx *rules.Context, sel Selection) (*report.Report, error) {
 				Applied: r.NotApplied == "", Reason: r.NotApplied})
 		}
 	}
-	rep, err := Run(ctx, sel.Legacy)
-	if err != nil {
-		return nil, err
-	}
-	fs = append(fs, rep.Findings...)
-	infos = append(infos, rep.Rules...)
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Rule < fs[j].Rule })
 	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
 	out := report.NewWithRules(ctx.Snap.Root, infos, fs)
@@ -191,39 +220,10 @@ func RunSelection(ctx *rules.Context, sel Selection) (*report.Report, error) {
 	return out, nil
 }
 
-// Run runs rules over ctx and builds the report. A rule that cannot read its
-// input stops the audit with an error (exit 2 in tools/audit).
-func Run(ctx *rules.Context, rs []rules.Rule) (*report.Report, error) {
-	var all []finding.Finding
-	var infos []report.RuleInfo
-	for _, r := range rs {
-		fs, err := r.Check(ctx)
-		if err != nil {
-			if ie, ok := inputError(ctx, err); ok {
-				return nil, ie
-			}
-			return nil, &RuleError{Rule: r.Name, Err: err}
-		}
-		for i := range fs {
-			if fs[i].Rule == "" {
-				fs[i].Rule = r.Name
-			}
-			if !fs[i].Severity.Valid() {
-				return nil, &RuleError{Rule: r.Name, Err: fmt.Errorf("internal error: finding %q has no severity", fs[i].String())}
-			}
-		}
-		all = append(all, fs...)
-		// A rule reports a pass finding for what it checked: one with no
-		// finding had nothing to check.
-		infos = append(infos, report.RuleInfo{Name: r.Name, Doc: r.Doc, Applied: len(fs) > 0})
-	}
-	return report.NewWithRules(ctx.Snap.Root, infos, all), nil
-}
-
 // inputError returns the claims table's syntax errors when err is one of
 // them: a file every plan rule reads is named by its file and line alone,
 // not by the rule that happened to read it first.
-func inputError(ctx *rules.Context, err error) (error, bool) {
+func inputError(ctx *Context, err error) (error, bool) {
 	if _, ok := errors.AsType[*claims.Error](err); !ok {
 		return nil, false
 	}
@@ -232,23 +232,6 @@ func inputError(ctx *rules.Context, err error) (error, bool) {
 	}
 	return nil, false
 }
-
-// RuleError is a rule's failure to read its input. Its message leads with
-// what the user must fix (the file and line the rule's error names) and ends
-// with the rule that met it: inputs shared by several rules (PLAN.md,
-// PLAN.claims) are read by whichever runs first.
-type RuleError struct {
-	Rule string
-	Err  error
-}
-
-func (e *RuleError) Error() string {
-	// A rule that named itself ("cache: results/…") is not named twice.
-	return strings.TrimPrefix(e.Err.Error(), e.Rule+": ") + " (rule " + e.Rule + ")"
-}
-
-// Unwrap returns the rule's error.
-func (e *RuleError) Unwrap() error { return e.Err }
 
 // Audit loads the snapshot at root and runs the rules named by ruleList
 // (comma-separated; empty for all).

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -90,40 +90,39 @@ func TestAuditErrors(t *testing.T) {
 }
 
 // TestRunErrorNamesRule: a rule's error leads with the file and place and
-// names the rule once at the end, whether or not the rule named itself
-// (found in review: "rule cache: cache: results/mincore_probe.json: …", and
-// a PLAN.claims error shown under whichever rule read the file first).
+// names the rule once at the end (found in review: a PLAN.claims error
+// shown under whichever rule read the file first).
 func TestRunErrorNamesRule(t *testing.T) {
-	ctx := &rules.Context{Snap: &archive.Snapshot{Root: t.TempDir()}}
-	for _, tt := range []struct{ msg, want string }{
-		{"x: f.json: $.a: want a number", "f.json: $.a: want a number (rule x)"},
-		{"f.json: $.a: want a number", "f.json: $.a: want a number (rule x)"},
-		{"xy: f.json", "xy: f.json (rule x)"},
-	} {
-		r := rules.Rule{Name: "x", Check: func(*rules.Context) ([]finding.Finding, error) { return nil, errors.New(tt.msg) }}
-		if _, err := Run(ctx, []rules.Rule{r}); err == nil || err.Error() != tt.want {
-			t.Errorf("Run(rule x failing with %q) = %v; want %q", tt.msg, err, tt.want)
-		}
+	ctx := &Context{Snap: &archive.Snapshot{Root: t.TempDir()}}
+	x := &analysis.Analyzer{Name: "x", Doc: "x", Run: func(*analysis.Pass) (any, error) {
+		return nil, errors.New("f.json:3: $.a: want a number")
+	}}
+	_, err := RunSelection(ctx, Selection{Analyzers: []*analysis.Analyzer{x}})
+	if err == nil || err.Error() != "f.json:3: $.a: want a number (rule x)" {
+		t.Errorf("RunSelection(rule x failing) = %v; want the file and place first, the rule last", err)
 	}
 }
 
 // TestRunRuleInfo checks what the report learns about each rule: its doc,
-// and whether it applied (a rule with no finding had nothing to check).
+// family and fix, and whether it applied, with the reason when it did not.
 func TestRunRuleInfo(t *testing.T) {
-	ctx := &rules.Context{Snap: &archive.Snapshot{Root: t.TempDir()}}
-	some := rules.Rule{Name: "some", Doc: "checks something", Check: func(*rules.Context) ([]finding.Finding, error) {
-		return []finding.Finding{{Severity: finding.Pass, Message: "ok"}}, nil
+	ctx := &Context{Snap: &archive.Snapshot{Root: t.TempDir()}}
+	some := &analysis.Analyzer{Name: "some", Doc: "checks something", Family: analysis.FamilyRuns, Fix: "do it", Run: func(p *analysis.Pass) (any, error) {
+		p.Report(finding.Finding{Severity: finding.Pass, Message: "ok"})
+		return nil, nil
 	}}
-	none := rules.Rule{Name: "none", Doc: "checks nothing here", Check: func(*rules.Context) ([]finding.Finding, error) { return nil, nil }}
-	rep, err := Run(ctx, []rules.Rule{some, none})
+	none := &analysis.Analyzer{Name: "none", Doc: "checks nothing here", Run: func(*analysis.Pass) (any, error) {
+		return nil, analysis.NotApplicable("no input for it")
+	}}
+	rep, err := RunSelection(ctx, Selection{Analyzers: []*analysis.Analyzer{some, none}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Rules) != 2 || rep.Rules[0].Doc != "checks something" || !rep.Rules[0].Applied || rep.Rules[1].Applied {
-		t.Errorf("Run: rules %+v; want some applied with its doc, none not applied", rep.Rules)
+	if len(rep.Rules) != 2 || rep.Rules[1].Doc != "checks something" || !rep.Rules[1].Applied || rep.Rules[1].Fix != "do it" || rep.Rules[0].Applied {
+		t.Errorf("RunSelection: rules %+v; want some applied with its doc and fix, none not applied", rep.Rules)
 	}
-	if na := rep.Summary.NotApplied; len(na) != 1 || na[0].Rule != "none" || na[0].Reason == "" {
-		t.Errorf("Run: not applied %+v; want rule none with a reason", na)
+	if na := rep.Summary.NotApplied; len(na) != 1 || na[0].Rule != "none" || na[0].Reason != "no input for it" {
+		t.Errorf("RunSelection: not applied %+v; want rule none with its reason", na)
 	}
 }
 

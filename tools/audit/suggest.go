@@ -9,7 +9,6 @@ import (
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/report"
-	"github.com/strataspec/strataspec/engine/rules"
 	plangate "github.com/strataspec/strataspec/engine/rules/plan"
 )
 
@@ -28,7 +27,7 @@ func addGateFlags(fs *flag.FlagSet) gateFlags {
 }
 
 // strictReport returns the report with plan.uncovered's warnings about
-// ungated numbers made failures (rules.Strict), the summary and verdict
+// ungated numbers made failures (plan.Strict), the summary and verdict
 // recomputed.
 func strictReport(rep *report.Report) *report.Report {
 	out := report.NewWithRules(rep.Root, rep.Rules, plangate.Strict(rep.Findings))
@@ -49,17 +48,20 @@ func runSuggest(stdout, stderr io.Writer, root string) int {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2
 	}
-	pc, err := rules.LoadPlanCheck(ctx)
+	pc, err := ctx.PlanCheck()
+	if err == nil && pc.NoClaims {
+		err = fmt.Errorf("%s: not in the snapshot: declare its claim sections first (see the README, \"Adopting the gate\")", ctx.Snap.Spec.Claims)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2
 	}
 	ss := claims.Suggest(pc.Table, pc.Env, pc.Result)
-	writeSuggestions(stdout, ss)
+	writeSuggestions(stdout, ctx.Snap.Spec.Plan, ss)
 	return 0
 }
 
-func writeSuggestions(w io.Writer, ss []claims.Suggestion) {
+func writeSuggestions(w io.Writer, planFile string, ss []claims.Suggestion) {
 	if len(ss) == 0 {
 		fmt.Fprintf(w, "# every number of the claim sections is bound and sourced: nothing to suggest\n")
 		return
@@ -70,7 +72,7 @@ func writeSuggestions(w io.Writer, ss []claims.Suggestion) {
 		for _, l := range s.Lines {
 			lines = append(lines, fmt.Sprint(l))
 		}
-		fmt.Fprintf(w, "# %s:%s %s %q: %s\n", rules.PlanFile, strings.Join(lines, ","), s.Place, s.Quote, s.Why)
+		fmt.Fprintf(w, "# %s:%s %s %q: %s\n", planFile, strings.Join(lines, ","), s.Place, s.Quote, s.Why)
 		switch {
 		case s.Unique():
 			unique++

@@ -10,7 +10,6 @@ import (
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
-	"github.com/strataspec/strataspec/engine/rules"
 	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/strataspec/strataspec/engine/tail"
 )
@@ -20,7 +19,7 @@ import (
 // rules run.
 
 // tfContext loads a snapshot through the audit pipeline.
-func tfContext(t *testing.T, root string) *rules.Context {
+func tfContext(t *testing.T, root string) *audit.Context {
 	t.Helper()
 	c, err := audit.Load(root)
 	if err != nil {
@@ -31,7 +30,7 @@ func tfContext(t *testing.T, root string) *rules.Context {
 
 // runRule runs the rule name (and any below it) over c and returns the
 // findings.
-func runRule(t *testing.T, name string, c *rules.Context) []finding.Finding {
+func runRule(t *testing.T, name string, c *audit.Context) []finding.Finding {
 	t.Helper()
 	sel, err := audit.Select(name)
 	if err != nil {
@@ -139,22 +138,22 @@ func TestTFFindingText(t *testing.T) {
 func TestTFBrokenInputs(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(t *testing.T, root string, c *rules.Context)
+		change func(t *testing.T, root string, c *audit.Context)
 		want   string // substring of a fail finding's message
 	}{
-		{"tf file edited", func(t *testing.T, root string, c *rules.Context) {
+		{"tf file edited", func(t *testing.T, root string, c *audit.Context) {
 			appendTo(t, filepath.Join(root, "data/m5_val_prompts/eval_tf_96tok_ja.txt"), "198\n")
 		}, "does not match provenance"},
-		{"scored span longer than --n-gen", func(t *testing.T, root string, c *rules.Context) {
+		{"scored span longer than --n-gen", func(t *testing.T, root string, c *audit.Context) {
 			appendTo(t, filepath.Join(root, "data/m5_val_prompts/eval_tf_96tok_ja.txt"), "198\n")
 		}, "--n-gen 64 but data/m5_val_prompts/eval_tf_96tok_ja.txt has 65 scored ids"},
-		{"eval_tokens differs", func(t *testing.T, root string, c *rules.Context) {
+		{"eval_tokens differs", func(t *testing.T, root string, c *audit.Context) {
 			setMetric(c, "strata_tf_iq3_s_ja", "eval_tokens", "63")
 		}, "run strata_tf_iq3_s_ja: eval_tokens=63 but --n-gen 64"},
-		{"no eval_tokens", func(t *testing.T, root string, c *rules.Context) {
+		{"no eval_tokens", func(t *testing.T, root string, c *audit.Context) {
 			*c.Metrics["strata_tf_iq3_s_ja"] = tail.Metrics{}
 		}, "its tail has no eval_tokens"},
-		{"--n-prompt differs", func(t *testing.T, root string, c *rules.Context) {
+		{"--n-prompt differs", func(t *testing.T, root string, c *audit.Context) {
 			r := c.Snap.Run("strata_tf_q2_0_moce0_ops_tools")
 			for i, a := range r.Cmd {
 				if a == "--n-prompt" {
@@ -162,7 +161,7 @@ func TestTFBrokenInputs(t *testing.T) {
 				}
 			}
 		}, "--n-prompt 31 but data/m5_val_prompts/eval_tf_96tok_ops_tools.txt has 32 prompt ids"},
-		{"no --n-gen", func(t *testing.T, root string, c *rules.Context) {
+		{"no --n-gen", func(t *testing.T, root string, c *audit.Context) {
 			r := c.Snap.Run("strata_tf_q2_0_moce0_ops_tools")
 			var cmd []string
 			for i := 0; i < len(r.Cmd); i++ {
@@ -174,7 +173,7 @@ func TestTFBrokenInputs(t *testing.T) {
 			}
 			r.Cmd = cmd
 		}, "no --n-gen in the command"},
-		{"layout broken", func(t *testing.T, root string, c *rules.Context) {
+		{"layout broken", func(t *testing.T, root string, c *audit.Context) {
 			path := filepath.Join(root, "data/m5_val_prompts/eval_tf_96tok_chat_json.txt")
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -193,10 +192,10 @@ func TestTFBrokenInputs(t *testing.T) {
 		// decoded as empty text (a false "not Japanese" warning), and as the
 		// first scored token it panicked the F34 check, which indexes the
 		// vocabulary with it
-		{"scored id outside the vocabulary", func(t *testing.T, root string, c *rules.Context) {
+		{"scored id outside the vocabulary", func(t *testing.T, root string, c *audit.Context) {
 			appendTo(t, filepath.Join(root, "data/m5_val_prompts/eval_tf_96tok_ja.txt"), "999999999\n")
 		}, "ids[96] = 999999999 is outside the vocabulary"},
-		{"not in provenance", func(t *testing.T, root string, c *rules.Context) {
+		{"not in provenance", func(t *testing.T, root string, c *audit.Context) {
 			var kept []*archive.ProvFile
 			for _, p := range c.Snap.Provenance.Prompts {
 				if !strings.Contains(p.Path, "eval_tf_96tok_ja") {
@@ -352,7 +351,7 @@ func appendTo(t *testing.T, path, text string) {
 	}
 }
 
-func setMetric(c *rules.Context, run, name, text string) {
+func setMetric(c *audit.Context, run, name, text string) {
 	ms := c.Metrics[run]
 	for i := range ms.List {
 		if ms.List[i].Name == name {
