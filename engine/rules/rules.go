@@ -1,6 +1,8 @@
-// Package rules holds the audit's rules and their registry. Each rule lives in
-// its own file and registers itself from an init function; the registry is
-// built at init and read-only afterwards.
+// Package rules holds the legacy rule registry and the plan check the spec
+// tests share. Every rule has moved to an analyzer family under
+// engine/rules/… (listed by engine/rules/all); the registry is empty in the
+// program and stays until engine/audit stops running it beside the
+// analyzers. It is built at init and read-only afterwards.
 package rules
 
 import (
