@@ -29,6 +29,9 @@ func Load(root string) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := snap.Spec.CheckNames(knownRule); err != nil {
+		return nil, err
+	}
 	set := facts.New(snap)
 	runMs, err := facts.Get(set, facts.RunMetrics)
 	if err != nil {
@@ -254,4 +257,15 @@ func Names() []string {
 		out = append(out, r.Name)
 	}
 	return out
+}
+
+// knownRule reports whether name is a rule or a rule family ("cache" for
+// cache.residency and cache.target; "compare" for compare.unlike…).
+func knownRule(name string) bool {
+	for _, a := range all.Analyzers() {
+		if a.Name == name || strings.HasPrefix(a.Name, name+".") {
+			return true
+		}
+	}
+	return false
 }

@@ -38,7 +38,8 @@
 //	}
 //
 // Every key is optional; an unknown key is an error naming its line, as is
-// a key of "rules" that no rule claims. With no spec file the defaults
+// a key of "rules" or "ids" that names no rule (a key of "rules" starting
+// with "_" is set aside: kept, not read, not checked). With no spec file the defaults
 // describe a folder of logs: runs/*.log with sidecars, and llama-bench
 // output in runs/.
 package checkout
@@ -49,6 +50,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -508,4 +510,26 @@ func Load(fsys *snapfs.FS) (*Spec, error) {
 		return nil, err
 	}
 	return Parse(File, data)
+}
+
+// CheckNames checks that every key of "rules" (but those starting with "_",
+// settings set aside) and every rule of "ids" names a rule strataspec has (known reports whether a name is a rule, or a
+// family prefix such as "cache"): a misspelt key would otherwise leave a
+// rule without its settings, or a finding without its id, in silence.
+func (s *Spec) CheckNames(known func(name string) bool) error {
+	for _, name := range slices.Sorted(maps.Keys(s.Rules)) {
+		if strings.HasPrefix(name, "_") {
+			continue // set aside: "_parity" keeps settings a rule does not read
+		}
+		if !known(name) {
+			return s.RuleErrorf(name, "no rule or rule family has this name")
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(s.IDs)) {
+		rule, _, _ := strings.Cut(key, "/")
+		if !known(rule) {
+			return &Error{File: s.Path, Line: s.lineOf(s.data, key), Msg: fmt.Sprintf("ids: %q names no rule", key)}
+		}
+	}
+	return nil
 }

@@ -149,3 +149,32 @@ func TestGuess(t *testing.T) {
 	_, err = Parse(File, b)
 	assert.NoError(t, err, "the guess parses back:\n%s", b)
 }
+
+func TestCheckNames(t *testing.T) {
+	known := func(n string) bool { return n == "parity" || n == "cache" || n == "plan.range" }
+	tests := []struct {
+		spec string
+		line int
+		msg  string
+	}{
+		{`{"rules": {"parity": {}, "_arena": {"x": 1}}, "ids": {"plan.range": "F13", "cache/evict": "F26"}}`, 0, ""},
+		{"{\"rules\": {\n\"parity\": {},\n\"parityy\": {}}}", 3, `rules.parityy: no rule`},
+		{"{\"ids\": {\n\"plan.rnage\": \"F13\"}}", 2, `"plan.rnage" names no rule`},
+	}
+	for _, tt := range tests {
+		s, err := Parse(File, []byte(tt.spec))
+		require.NoError(t, err)
+		err = s.CheckNames(known)
+		if tt.msg == "" {
+			assert.NoError(t, err, "CheckNames(%s)", tt.spec)
+			continue
+		}
+		var e *Error
+		if !assert.ErrorAs(t, err, &e, "CheckNames(%s)", tt.spec) {
+			continue
+		}
+		if e.Line != tt.line || !strings.Contains(e.Msg, tt.msg) {
+			t.Errorf("CheckNames(%q) = %v; want line %d and %q", tt.spec, err, tt.line, tt.msg)
+		}
+	}
+}

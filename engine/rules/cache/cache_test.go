@@ -127,7 +127,7 @@ func TestErrors(t *testing.T) {
 // TestNotApplied: a spec that declares no probe makes both rules not apply,
 // with the reason, and report nothing.
 func TestNotApplied(t *testing.T) {
-	rep, err := audited(t, edit{spec, `"cache": {`, `"cache-off": {`})
+	rep, err := audited(t, edit{spec, `"cache": {`, `"_cache": {`})
 	if err != nil {
 		t.Fatal(err)
 	}

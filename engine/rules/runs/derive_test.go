@@ -163,7 +163,7 @@ func TestRunsSettingsDecide(t *testing.T) {
 // not make sense stop the audit naming the spec's line.
 func TestRunsSettingsAbsentOrBad(t *testing.T) {
 	for _, rule := range []string{"summary", "derive"} {
-		root := rulestest.Copy(t, "m5-v3", rulestest.Spec("\n    \""+rule+"\": {", "\n    \"unused_"+rule+"\": {"))
+		root := rulestest.Copy(t, "m5-v3", rulestest.Spec("\n    \""+rule+"\": {", "\n    \"_"+rule+"\": {"))
 		rep, err := audit.Audit(root, rule)
 		require.NoError(t, err)
 		assert.Empty(t, rep.Findings, rule)
