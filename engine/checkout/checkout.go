@@ -17,7 +17,7 @@
 //	    "file": "results/validation.json",  // a glob; .jsonl files are JSON Lines
 //	    "runs": "runs",                   // dotted path to the array of records ("" = top level)
 //	    "fields": {"name": "name", "argv": "cmd", "env": "env", "exit": "exit_code",
-//	               "duration": "duration_s", "tail": "output_tail", "start": "started_at",
+//	               "duration": "duration_s", "tail": "output_tail", "start": "start",
 //	               "group": "group"},     // dotted paths inside a record; these are the defaults
 //	    "provenance": "provenance",       // the runner's provenance record, if it writes one (default)
 //	    "generated": "generated_at_utc"   // when the runner wrote the file, if it says (default)

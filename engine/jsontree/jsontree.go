@@ -56,6 +56,7 @@ type parser struct {
 // bytes, as compilers do).
 type LineIndex []int // offsets of line starts
 
+// NewLineIndex indexes the line starts of b.
 func NewLineIndex(b []byte) LineIndex {
 	idx := LineIndex{0}
 	for i, c := range b {
@@ -66,6 +67,7 @@ func NewLineIndex(b []byte) LineIndex {
 	return idx
 }
 
+// Pos returns the 1-based line and byte column of offset off.
 func (li LineIndex) Pos(off int) (line, col int) {
 	lo, hi := 0, len(li)
 	for lo+1 < hi {
@@ -242,6 +244,7 @@ func Innermost(n *Node, off int) *Node {
 	return n
 }
 
+// KindName names a node kind for messages: "object", "array", "string", …
 func KindName(k byte) string {
 	switch k {
 	case 'o':

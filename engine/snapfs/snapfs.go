@@ -27,9 +27,9 @@ import (
 // largest real inputs are output tails of a few megabytes and results files
 // of tens) and small enough that a hostile snapshot cannot exhaust memory.
 const (
-	LimitText    int64 = 64 << 20  // PLAN.md, PLAN.claims, sources, spec files
+	LimitText    int64 = 64 << 20  // spec files, sidecars, recorded mtimes
 	LimitResults int64 = 512 << 20 // results JSON / JSONL, logs
-	LimitData    int64 = 256 << 20 // prompts, token files, vocabularies
+	LimitData    int64 = 256 << 20 // files a run or the spec names: PLAN.md, PLAN.claims, sources, prompts, token files, vocabularies
 )
 
 // FS reads files below one directory and nowhere else.
