@@ -58,13 +58,8 @@ type Snapshot struct {
 	byName  map[string]*Run
 	loadErr error // an optional input present but refused
 
-	Schema         string    // the results file's "schema"
 	GeneratedAtUTC time.Time // "generated_at_utc"
 	GeneratedAt    Field     // the same, with its text and place
-
-	// KLDMacros holds the runner's KLD macro per configuration
-	// ("iq3_s", "q2_0_moce0", "q2_0_moce085").
-	KLDMacros map[string]*Macro
 
 	Provenance Provenance
 
@@ -175,19 +170,6 @@ type Field struct {
 
 // Value returns the field's value (0 for null).
 func (f Field) Value() float64 { return f.Num.Value }
-
-// Macro is the runner's KLD macro of one configuration: per-domain values
-// over its runs and their mean.
-type Macro struct {
-	Config       string
-	Path         string
-	Line         int
-	Runs         []string
-	MeanKLD      []Field // per run, in Runs order
-	Top1Pct      []Field
-	MeanKLDMacro Field
-	Top1PctMacro Field
-}
 
 // Provenance is the runner's record of the files it ran and read.
 type Provenance struct {

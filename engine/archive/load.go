@@ -209,16 +209,6 @@ func (d *decoder) strings(n *jsontree.Node) []string {
 // firstKey is the top-level key of a dotted path.
 func firstKey(path string) string { return strings.SplitN(path, ".", 2)[0] }
 
-// runnerBlocks are the strata validation runner's own tables: read here
-// when a results file has them (kld_macros; legacy, until its rule reads
-// it through engine/tables as the spec locates it), or by the rules
-// through engine/tables as the spec locates them (perf,
-// summary_comparison, prev_llama_*, llama_cpp_*). The provenance record
-// and the generation time are read where the spec's results entry says;
-// every other top-level key is kept and noted.
-var runnerBlocks = []string{"schema", "perf", "summary_comparison", "kld_macros",
-	"prev_llama_unpatched", "prev_llama_patched", "llama_cpp_unpatched", "llama_cpp_patched"}
-
 func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) error {
 	doc, err := jsontree.ParseDoc(file, data)
 	if err != nil {
@@ -252,12 +242,12 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 		if k == runsKey {
 			continue
 		}
-		if !slices.Contains(runnerBlocks, k) && k != firstKey(rs.Provenance) && k != firstKey(rs.Generated) {
+		// The runner's own tables are read by rules where the spec's rule
+		// settings locate them; the provenance record and the generation
+		// time where the results entry says. Any other key is kept and noted.
+		if !s.Spec.Mentions(k) && k != firstKey(rs.Provenance) && k != firstKey(rs.Generated) {
 			s.note(file+"\x00"+k, Note{File: file, Line: d.line(root.Vals[i]), Path: root.Vals[i].Path, Msg: "kept, not used by any rule"})
 		}
-	}
-	if n := root.Get("schema"); n != nil {
-		s.Schema = d.str(n)
 	}
 	if gn := root.Lookup(rs.Generated); gn != nil && rs.Generated != "" {
 		s.GeneratedAt = Field{Name: rs.Generated, Path: gn.Path, Line: d.line(gn), Text: d.str(gn)}
@@ -268,9 +258,6 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 			}
 			s.GeneratedAtUTC = t
 		}
-	}
-	if n := root.Get("kld_macros"); n != nil {
-		s.decodeMacros(d, n)
 	}
 	if n := root.Lookup(rs.Provenance); n != nil && rs.Provenance != "" {
 		s.decodeProvenance(d, n)
@@ -494,52 +481,6 @@ func (s *Snapshot) strataRun(d *decoder, n *jsontree.Node, name string) {
 	case !r.Strata():
 		d.fail(n, "run %q is a %s run, not a strata run", name, r.Group)
 	}
-}
-
-func (s *Snapshot) decodeMacros(d *decoder, n *jsontree.Node) {
-	if d.err != nil {
-		return
-	}
-	if n.Kind != 'o' {
-		d.fail(n, "want an object, found %s", jsontree.KindName(n.Kind))
-		return
-	}
-	s.KLDMacros = map[string]*Macro{}
-	for i, cfg := range n.Keys {
-		mn := n.Vals[i]
-		if !d.object(mn, []string{"runs", "mean_kld", "top1_pct", "mean_kld_macro", "top1_pct_macro"}) {
-			return
-		}
-		m := &Macro{Config: cfg, Path: mn.Path, Line: d.line(mn)}
-		m.Runs = d.strings(mn.Get("runs"))
-		for _, r := range m.Runs {
-			if d.err == nil {
-				s.strataRun(d, mn.Get("runs"), r)
-			}
-		}
-		m.MeanKLD = d.numbers(mn.Get("mean_kld"), len(m.Runs))
-		m.Top1Pct = d.numbers(mn.Get("top1_pct"), len(m.Runs))
-		m.MeanKLDMacro = d.number(mn.Get("mean_kld_macro"), "mean_kld_macro")
-		m.Top1PctMacro = d.number(mn.Get("top1_pct_macro"), "top1_pct_macro")
-		s.KLDMacros[cfg] = m
-	}
-}
-
-// numbers decodes an array of want numbers.
-func (d *decoder) numbers(n *jsontree.Node, want int) []Field {
-	if n.Kind != 'a' {
-		d.fail(n, "want an array of numbers, found %s", jsontree.KindName(n.Kind))
-		return nil
-	}
-	if len(n.Vals) != want {
-		d.fail(n, "want %d numbers (one per run), found %d", want, len(n.Vals))
-		return nil
-	}
-	out := make([]Field, 0, len(n.Vals))
-	for _, v := range n.Vals {
-		out = append(out, d.number(v, ""))
-	}
-	return out
 }
 
 func (s *Snapshot) decodeProvenance(d *decoder, n *jsontree.Node) {

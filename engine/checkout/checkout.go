@@ -83,9 +83,10 @@ type Spec struct {
 	// rules; with none, the files the runs' provenance records.
 	Sources []SourceGlob `json:"sources,omitempty"`
 
-	data     []byte
-	lines    []int // offsets of line starts in the spec file
-	compiled map[string][]tail.Pattern
+	data      []byte
+	lines     []int           // offsets of line starts in the spec file
+	mentioned map[string]bool // first parts of the rule settings' strings (Mentions)
+	compiled  map[string][]tail.Pattern
 }
 
 // Results says where run records are and how one maps to a run.
@@ -198,6 +199,13 @@ func Default() *Spec {
 }
 
 func (s *Spec) fill() {
+	s.mentioned = map[string]bool{}
+	for _, raw := range s.Rules {
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			collectPaths(v, s.mentioned)
+		}
+	}
 	if s.Plan == "" {
 		s.Plan = "PLAN.md"
 	}
@@ -532,4 +540,25 @@ func (s *Spec) CheckNames(known func(name string) bool) error {
 		}
 	}
 	return nil
+}
+
+// Mentions reports whether a rule's settings name key as the first part of
+// a path (a table at "summary_comparison.prefill" mentions
+// "summary_comparison"): the loader notes the results keys no setting
+// mentions as kept but unused.
+func (s *Spec) Mentions(key string) bool { return s.mentioned[key] }
+
+func collectPaths(v any, into map[string]bool) {
+	switch v := v.(type) {
+	case string:
+		into[strings.SplitN(v, ".", 2)[0]] = true
+	case []any:
+		for _, e := range v {
+			collectPaths(e, into)
+		}
+	case map[string]any:
+		for _, e := range v {
+			collectPaths(e, into)
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/gguf"
 	"github.com/strataspec/strataspec/engine/snapfs"
+	"github.com/strataspec/strataspec/engine/tables"
 	"github.com/strataspec/strataspec/engine/tf"
 )
 
@@ -20,7 +21,11 @@ import (
 // files the manifest (rules.tf) lists with their layouts, and the runs that
 // read them.
 type TFSet struct {
-	Flags     tf.Flags // the runs' token-count flags
+	Flags tf.Flags // the runs' token-count flags
+	// ConfigOf maps a TF run to its configuration in the runner's table the
+	// manifest locates (rules.tf.configs); a run it does not list is its
+	// own configuration.
+	ConfigOf  map[string]string
 	Vocab     *gguf.Vocab
 	VocabFile string    // relative to the root
 	Files     []*TFFile // in path order
@@ -74,7 +79,26 @@ var TF = NewKey("tf", func(s *Set) (*TFSet, error) {
 	if m.Vocab == "" {
 		return nil, spec.RuleErrorf("tf", "the manifest names no vocabulary (\"vocab\") to decode the token files")
 	}
-	out := &TFSet{VocabFile: m.Vocab, Flags: tf.DefaultFlags()}
+	out := &TFSet{VocabFile: m.Vocab, Flags: tf.DefaultFlags(), ConfigOf: map[string]string{}}
+	if c := m.Configs; c != nil {
+		docs, err := Get(s, Results)
+		if err != nil {
+			return nil, err
+		}
+		t, err := docs.Table(tables.Loc{File: c.File, Path: c.Path})
+		if err != nil {
+			return nil, spec.RuleErrorf("tf", "configs: %v", err)
+		}
+		key := c.RunsKey
+		if key == "" {
+			key = "runs"
+		}
+		for _, row := range t.Rows {
+			for _, run := range row.Names[key] {
+				out.ConfigOf[run] = row.Key
+			}
+		}
+	}
 	if m.Flags != nil {
 		if m.Flags.Prompt == "" || m.Flags.Gen == "" {
 			return nil, spec.RuleErrorf("tf", "flags: give both \"prompt\" and \"gen\"")

@@ -155,6 +155,17 @@ type Manifest struct {
 	// Flags name the command-line flags by which a run gives its prompt
 	// and scored token counts; default DefaultFlags.
 	Flags *Flags `json:"flags,omitempty"`
+	// Configs locates the runner's table whose rows are configurations
+	// (keyed by name) listing their runs under "runs"; reports group the
+	// TF runs by it. Without it each run is its own configuration.
+	Configs *ConfigTable `json:"configs,omitempty"`
+}
+
+// ConfigTable locates a table of configurations in a results file.
+type ConfigTable struct {
+	File    string `json:"file,omitempty"`     // "" for the first results file
+	Path    string `json:"path"`               // dotted JSON path
+	RunsKey string `json:"runs_key,omitempty"` // the key listing a row's runs; default "runs"
 }
 
 // Flags are a TF run's token-count flags.

@@ -161,14 +161,10 @@ func (s *state) macrosWithout() string {
 }
 
 // configOf returns the configuration a TF run belongs to, from the
-// runner's KLD macros, or the run name when no macro lists it.
+// runner's table the manifest locates, or the run name when it lists none.
 func (s *state) configOf(run string) string {
-	for cfg, m := range s.snap.KLDMacros {
-		for _, r := range m.Runs {
-			if r == run {
-				return cfg
-			}
-		}
+	if cfg, ok := s.set.ConfigOf[run]; ok {
+		return cfg
 	}
 	return run
 }

@@ -15,10 +15,9 @@ import (
 // TestKLDBootstrapWhenEnoughDocs gives every domain three documents: the
 // kld rule then passes with a bootstrap interval per configuration and domain.
 func TestKLDBootstrapWhenEnoughDocs(t *testing.T) {
-	macro := &archive.Macro{Config: "iq3_s"}
 	var fs []finding.Finding
-	s := &state{snap: &archive.Snapshot{KLDMacros: map[string]*archive.Macro{"iq3_s": macro}},
-		ms: map[string]*tail.Metrics{}, set: &facts.TFSet{VocabFile: "data/v.gguf"}, pl: &place{file: "PLAN.md"},
+	s := &state{snap: &archive.Snapshot{},
+		ms: map[string]*tail.Metrics{}, set: &facts.TFSet{VocabFile: "data/v.gguf", ConfigOf: map[string]string{}}, pl: &place{file: "PLAN.md"},
 		report: func(f finding.Finding) { fs = append(fs, f) }}
 	checkKLD := func(s *state) []finding.Finding {
 		fs = nil
@@ -30,7 +29,7 @@ func TestKLDBootstrapWhenEnoughDocs(t *testing.T) {
 			e := &facts.TFFile{Rel: domain + string(rune('a'+doc)), File: &tf.File{Domain: domain}, Layout: tf.Layout{Scored: tf.Span{Start: 32, End: 96}}}
 			s.set.Files = append(s.set.Files, e)
 			name := "run_" + e.Rel
-			macro.Runs = append(macro.Runs, name)
+			s.set.ConfigOf[name] = "iq3_s"
 			s.set.Runs = append(s.set.Runs, &facts.TFRun{Run: &archive.Run{Name: name}, File: e})
 			ms := &tail.Metrics{}
 			ms.Add(tail.Metric{Name: "kld_mean", Num: num.MustParse(v)})
