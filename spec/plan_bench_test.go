@@ -26,7 +26,7 @@ func synthGate(tb testing.TB, dir string, lines, runs int) func() *audit.Context
 	metrics := make(map[string]*tail.Metrics, runs)
 	for i := range runs {
 		name := fmt.Sprintf("run%05d", i)
-		snap.Runs = append(snap.Runs, &archive.Run{Name: name, Group: archive.GroupSpeed, Parser: checkout.ParserStrata})
+		snap.Runs = append(snap.Runs, &archive.Run{Name: name, Group: "speed", Parser: checkout.ParserStrata})
 		ms := &tail.Metrics{Source: name}
 		for m := range 10 {
 			v := float64(i)/100 + float64(m)*1000 + 1

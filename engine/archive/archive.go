@@ -29,13 +29,7 @@ import (
 // and fuzzing); a loaded snapshot names its own results files.
 const ResultsFile = "results/results.json"
 
-// Run groups.
-const (
-	GroupSpeed = "speed"
-	GroupTF    = "tf_kld"
-)
-
-// Snapshot is one strata checkout as the audit reads it.
+// Snapshot is one checkout (or a folder of logs) as the audit reads it.
 type Snapshot struct {
 	Root string // directory the snapshot was loaded from
 	Runs []*Run // every run, in the order read: results files, logs, llama-bench files

@@ -30,7 +30,7 @@ func TestLoadFixtures(t *testing.T) {
 					carried++
 				}
 			}
-			want := map[string]int{GroupSpeed: 5, GroupTF: 9, "llama_unpatched": 4, "llama_patched": 4}
+			want := map[string]int{"speed": 5, "tf_kld": 9, "llama_unpatched": 4, "llama_patched": 4}
 			for g, n := range want {
 				if counts[g] != n {
 					t.Errorf("group %s: %d runs; want %d", g, counts[g], n)

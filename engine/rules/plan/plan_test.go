@@ -56,7 +56,7 @@ func gateFacts(t *testing.T, planText, claimsText string) *facts.Set {
 		}
 	}
 	run := func(name, moce string) *archive.Run {
-		return &archive.Run{Name: name, Group: archive.GroupSpeed, Parser: checkout.ParserStrata,
+		return &archive.Run{Name: name, Group: "speed", Parser: checkout.ParserStrata,
 			Cmd: []string{"cli", "--model", "K256-Q2_0.gguf", "--moce", moce}}
 	}
 	snap := &archive.Snapshot{Root: dir, Runs: []*archive.Run{run("r1", "0"), run("r2", "0.85"), run("r3", "0.85")}}
