@@ -126,11 +126,10 @@ func boolKeys(m map[string]int) map[string]bool {
 // fixLines returns each distinct fix once, with the ids (or, for findings
 // without one, the rules) of the findings it fixes.
 func (r *Report) fixLines(es []entry) []fixLine {
-	defaults := defaultFixes()
 	var out []fixLine
 	index := map[string]int{}
 	for _, e := range es {
-		fix := r.fixOf(e.Finding, defaults)
+		fix := r.fixOf(e.Finding)
 		if fix == "" {
 			continue
 		}

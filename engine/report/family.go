@@ -77,40 +77,12 @@ func familyRank(fam string) int {
 	return len(familyOrder())
 }
 
-// defaultFixes holds, per rule, the fix a report prints for a finding whose
-// rule left Fix empty.
-func defaultFixes() map[string]string {
-	return map[string]string{
-		"plan.unsourced": "quote the number a run printed, at its precision, or bind the quote in PLAN.claims to the run that printed it",
-		"plan.stale":     "update the PLAN.claims rows whose quote, source or caveat is no longer in the plan",
-		"plan.range":     "quote the range over every run of its set, the cold first run included, or state why a run is left out",
-		"compare.unlike": "compare runs alike in binary, mode, threads, prompt, batch and token counts, or state the difference as a caveat beside the claim",
-		"compare.rate":   "divide a per-token rate by the run's own token count, not by a constant",
-		"code":           "derive quoted numbers from the run's own counts, not from literals in the source",
-		"input.archive":  "archive every file a run read, exactly as it read it",
-		"provenance":     "re-run the carried-over runs in this round, or mark them as carried over in the plan",
-		"parity":         "keep route_parity errors within tolerance and identical across repeats and math modes",
-		"arena":          "size the arena from the .experts file and page size, one size everywhere",
-		"scratch":        "plan and size the scratch with one function, and enforce the cap",
-		"selftest":       "make the self-test print its exact PASS line and check eviction by residency, not a return value",
-		"memory":         "log swapout and min_avail in every run, and label unmeasured memory claims as hypotheses",
-		"summary":        "recompute the runner's summaries from the tails it archived",
-		"derive":         "recompute derived fields from the raw values they derive from",
-		"cache":          "verify eviction and warm-up with mincore, on the file the arena fill reads",
-		"tf":             "score teacher forcing on whole turns in the template's format, without template tokens, or state a caveat",
-		"kld":            "score at least 3 documents per domain with a bootstrap interval, or state the sample size as a caveat",
-	}
-}
 
 // fixOf returns the fix a report prints for a finding: its own, or its
-// rule's (from the rule's metadata, else the report's table), or "" for
-// none.
-func (r *Report) fixOf(f finding.Finding, defaults map[string]string) string {
+// rule's (the analyzer's Fix), or "" for none.
+func (r *Report) fixOf(f finding.Finding) string {
 	if f.Fix != "" {
 		return f.Fix
 	}
-	if fix := r.rule(f.Rule).Fix; fix != "" {
-		return fix
-	}
-	return defaults[f.Rule]
+	return r.rule(f.Rule).Fix
 }

@@ -93,7 +93,6 @@ func (r *Report) writeSARIF(w io.Writer, o Options) error {
 	if version == "" {
 		version = "dev"
 	}
-	defaults := defaultFixes()
 	drv := sarifDriver{Name: toolName, Version: version, InformationURI: toolURI, Rules: []sarifRule{}}
 	index := map[string]int{}
 	addRule := func(ri RuleInfo) {
@@ -102,11 +101,7 @@ func (r *Report) writeSARIF(w io.Writer, o Options) error {
 			doc = "rule " + ri.Name
 		}
 		help := doc
-		fix := ri.Fix
-		if fix == "" {
-			fix = defaults[ri.Name]
-		}
-		if fix != "" {
+		if fix := ri.Fix; fix != "" {
 			help += ". To fix: " + fix + "."
 		}
 		index[ri.Name] = len(drv.Rules)

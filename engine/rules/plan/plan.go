@@ -39,7 +39,7 @@ type check struct {
 // without a claims table, a rule that needsClaims does not apply either,
 // and the others (plan.uncovered) read the plan against an empty table.
 func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Finding) *analysis.Analyzer {
-	a := &analysis.Analyzer{Name: name, Doc: doc, Family: analysis.FamilyPlan,
+	a := &analysis.Analyzer{Name: name, Doc: doc, Family: analysis.FamilyPlan, Fix: fixes()[name],
 		Facts: []facts.Kind{facts.Gate, facts.Snapshot}}
 	a.Run = func(p *analysis.Pass) (any, error) {
 		pc, err := analysis.Fact(p, facts.Gate)
@@ -142,4 +142,15 @@ func placeOr(place, file string) string {
 		return file
 	}
 	return place
+}
+
+// fixes are the plan rules' "what to fix" lines.
+func fixes() map[string]string {
+	return map[string]string{
+		"plan.unsourced": "quote the number a run printed, at its precision, or bind the quote in PLAN.claims to the run that printed it",
+		"plan.stale":     "update the PLAN.claims rows whose quote, source or caveat is no longer in the plan",
+		"plan.range":     "quote the range over every run of its set, the cold first run included, or state why a run is left out",
+		"plan.label":     "make the settings a claim names agree with the runs it is bound to, or bind it to runs that ran with them",
+		"plan.uncovered": "declare the section as claims and bind its numbers, or declare it not claims (skip PLACE in PLAN.claims)",
+	}
 }
