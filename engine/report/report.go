@@ -69,6 +69,8 @@ type Summary struct {
 	FailIDs []string `json:"fail_ids"`
 	// WarnIDs lists the audit finding ids with a warn finding and no fail, sorted.
 	WarnIDs []string `json:"warn_ids"`
+	// Applied lists the selected rules that checked something.
+	Applied []string `json:"applied"`
 	// NotApplied lists the selected rules whose input the snapshot lacks.
 	NotApplied []NotApplied `json:"not_applied,omitempty"`
 }
@@ -93,7 +95,7 @@ func NewWithRules(root string, rules []RuleInfo, findings []finding.Finding) *Re
 	if r.Findings == nil {
 		r.Findings = []finding.Finding{}
 	}
-	r.Summary.Rules = []string{}
+	r.Summary.Rules, r.Summary.Applied = []string{}, []string{}
 	for i := range r.Rules {
 		ri := &r.Rules[i]
 		if ri.Family == "" {
@@ -103,7 +105,9 @@ func NewWithRules(root string, rules []RuleInfo, findings []finding.Finding) *Re
 		if !ri.Applied && ri.Reason == "" {
 			ri.Reason = NoFindingsReason
 		}
-		if !ri.Applied {
+		if ri.Applied {
+			r.Summary.Applied = append(r.Summary.Applied, ri.Name)
+		} else {
 			r.Summary.NotApplied = append(r.Summary.NotApplied, NotApplied{Rule: ri.Name, Reason: ri.Reason})
 		}
 	}
