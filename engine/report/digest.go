@@ -60,7 +60,10 @@ func (r *Report) digest() digest {
 	for i, f := range r.Findings {
 		e := entry{Finding: f, Mark: r.Previous.mark(i)}
 		switch {
-		case f.Severity == finding.Fail && unsourced[f.Rule]:
+		case f.Severity == finding.Fail && unsourced[f.Rule] && f.Quote != "":
+			// a quoted number: a row of the table; a fail about the gate
+			// itself (a claims table that declares no section) has no
+			// quote and is listed with its message among the other fails
 			d.Unsourced = append(d.Unsourced, e)
 		case f.Severity == finding.Fail:
 			fam := r.rule(f.Rule).Family

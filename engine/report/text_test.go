@@ -206,3 +206,14 @@ func TestMarkdownReaderOrder(t *testing.T) {
 	assert.NotContains(t, out, "PASSMESSAGE")
 	assert.Equal(t, 2, strings.Count(write(t, r, "markdown", Options{Verbose: true}), "PASSMESSAGE"))
 }
+
+// TestGateFailNotATableRow: a plan.unsourced fail about the gate itself (a
+// claims table with no section) has no quote: it is listed with its
+// message, not as an empty row of the unsourced table (found in review).
+func TestGateFailNotATableRow(t *testing.T) {
+	f := finding.Finding{Rule: "plan.unsourced", Severity: finding.Fail, File: "PLAN.claims",
+		Message: "the claims table declares no claim section"}
+	out := write(t, New("x", []string{"plan.unsourced"}, []finding.Finding{f}), "text", Options{})
+	assert.NotContains(t, out, "unsourced numbers:")
+	assert.Contains(t, out, "plan.unsourced PLAN.claims: the claims table declares no claim section")
+}
