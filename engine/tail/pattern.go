@@ -3,7 +3,6 @@ package tail
 import (
 	"regexp"
 	"sort"
-	"strings"
 
 	"github.com/strataspec/strataspec/engine/num"
 )
@@ -25,17 +24,8 @@ type PatternMetric struct {
 // a pattern matches yields its groups' metrics. A group that matched text
 // that is not a number is an error naming the line.
 func ParsePatterns(source, text string, pats []Pattern) *Metrics {
-	ms := &Metrics{Source: source}
-	n := 0
-	for len(text) > 0 {
-		n++
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
-		line = strings.TrimSuffix(line, "\r")
+	r := newReader(source)
+	r.lines(text, func(n int, line string) {
 		for _, p := range pats {
 			m := p.Re.FindStringSubmatch(line)
 			if m == nil {
@@ -51,12 +41,12 @@ func ParsePatterns(source, text string, pats []Pattern) *Metrics {
 				txt := m[p.Re.SubexpIndex(g)]
 				v, err := num.Parse(txt)
 				if err != nil {
-					ms.Errors = append(ms.Errors, &Error{File: source, Line: n, Msg: "group " + g + ": " + err.Error()})
+					r.errorf(n, "group %s: %v", g, err)
 					continue
 				}
-				ms.Add(Metric{Name: pm.Name, Num: v, Unit: pm.Unit, Line: n})
+				r.ms.Add(Metric{Name: pm.Name, Num: v, Unit: pm.Unit, Line: n})
 			}
 		}
-	}
-	return ms
+	})
+	return r.ms
 }
