@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"errors"
+	"math"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -552,6 +555,11 @@ func scanNumber(s string, start, i int) (num.Number, int, bool) {
 		return num.Number{}, skipWord(s, i), false
 	}
 	n, err := num.Parse(s[start:j])
+	if errors.Is(err, strconv.ErrRange) {
+		// Too large for a float64 (1e400, 309 digits): still a number the
+		// plan quotes, and one no run prints, so the gate must see it.
+		return num.Number{Value: math.Inf(1), Text: s[start:j]}, j, true
+	}
 	if err != nil {
 		return num.Number{}, skipWord(s, i), false
 	}

@@ -135,3 +135,16 @@ func TestScanValues(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeNumbers: a number too large for a float64 is still a number the
+// plan quotes (found in review: "1e400 tok/s" was read as a word, so the
+// gate passed it even with -strict).
+func TestHugeNumbers(t *testing.T) {
+	for _, in := range []string{"reaches 1e400 tok/s", "takes " + strings.Repeat("9", 309) + " ms"} {
+		d := Parse("PLAN.md", []byte("# §1 A\n\n"+in+"\n"))
+		toks := d.Lines[2].Tokens()
+		if len(toks) != 1 || toks[0].Parts[0].Text == "" {
+			t.Errorf("Tokens(%q) = %v; want the huge number as one token", in, toks)
+		}
+	}
+}
