@@ -68,3 +68,16 @@ func TestHostileRecordedPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestDeclaredPlanMustExist: a plan the spec names that is not there stops
+// the audit (exit 2 in tools/audit) instead of passing with the plan rules
+// not applied.
+func TestDeclaredPlanMustExist(t *testing.T) {
+	root := snaptest.CopyFixture(t, "llamacpp")
+	p := filepath.Join(root, "strataspec.json")
+	snaptest.Edit(t, p, `"plan": "PLAN.md"`, `"plan": "PLAM.md"`)
+	_, err := audit.Audit(root, "")
+	if err == nil || !strings.Contains(err.Error(), "PLAM.md") {
+		t.Errorf("audit with a declared plan missing = %v; want an error naming PLAM.md", err)
+	}
+}

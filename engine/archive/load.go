@@ -916,7 +916,7 @@ func (s *Snapshot) present(rel string) bool {
 // file: a typo there would otherwise drop every run silently. The defaults'
 // globs (no spec file) may match nothing.
 func (s *Snapshot) noteEmpty(glob string, matched []string, key string) {
-	if len(matched) > 0 || s.Spec.Path == "" {
+	if len(matched) > 0 || s.Spec.Path == "" || key != "records.parity" && !s.Spec.Declared(key) {
 		return
 	}
 	s.note(key+"\x00"+glob, Note{File: s.Spec.Path, Msg: fmt.Sprintf("%s: %s matches no file", key, glob)})

@@ -157,3 +157,22 @@ func TestLogTextReadWhenAsked(t *testing.T) {
 	_, err = r.Text()
 	assert.Error(t, err, "a log removed after loading is an error, not an empty output")
 }
+
+// A plan the spec file declares must be there, and a PLAN.md that is a
+// link to nothing is an error, not "no plan" (found in review: both gave
+// PASS with the plan rules not applied).
+func TestDeclaredPlanMissing(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		checkout.File: `{"plan": "PLAM.md"}`,
+		"runs/a.log":  "x\n",
+	})
+	fsys, err := snapfs.Open(dir)
+	require.NoError(t, err)
+	defer fsys.Close()
+	ok, err := fsys.Present("PLAM.md")
+	assert.False(t, ok)
+	assert.NoError(t, err)
+	require.NoError(t, os.Symlink("nowhere.md", filepath.Join(dir, "PLAN.md")))
+	_, err = fsys.Present("PLAN.md")
+	assert.ErrorContains(t, err, "leads nowhere")
+}

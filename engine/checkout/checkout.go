@@ -56,6 +56,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/jsontree"
 	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/source"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -86,6 +87,7 @@ type Spec struct {
 	data      []byte
 	lines     []int           // offsets of line starts in the spec file
 	mentioned map[string]bool // first parts of the rule settings' strings (Mentions)
+	declared  map[string]bool // keys the spec file gave (Declared)
 	compiled  map[string][]tail.Pattern
 }
 
@@ -193,12 +195,33 @@ func DefaultPrograms() []Program {
 // Default returns the spec used when a checkout has no spec file: a folder
 // of logs (runs/*.log with sidecars) and llama-bench output in runs/.
 func Default() *Spec {
-	s := &Spec{Logs: []Logs{{Glob: "runs/*.log"}}, Bench: []string{"runs/*.bench.json", "runs/*.bench.jsonl", "runs/*.bench.csv", "runs/*.bench.md"}}
+	s := &Spec{}
 	s.fill()
 	return s
 }
 
+func defaultLogs() []Logs { return []Logs{{Glob: "runs/*.log"}} }
+
+func defaultBench() []string {
+	return []string{"runs/*.bench.json", "runs/*.bench.jsonl", "runs/*.bench.csv", "runs/*.bench.md"}
+}
+
+// Declared reports whether the spec file itself gave the key ("plan",
+// "claims", "logs", "bench"), rather than the defaults: a file a checkout
+// declares must be there, and a glob it declares that matches nothing is
+// worth a note; the defaults may find nothing.
+func (s *Spec) Declared(key string) bool { return s.declared[key] }
+
 func (s *Spec) fill() {
+	s.declared = map[string]bool{"plan": s.Plan != "", "claims": s.Claims != "", "logs": s.Logs != nil, "bench": s.Bench != nil}
+	// A key absent from the file takes its default; an empty list ("logs":
+	// []) says there are none.
+	if s.Logs == nil {
+		s.Logs = defaultLogs()
+	}
+	if s.Bench == nil {
+		s.Bench = defaultBench()
+	}
 	s.mentioned = map[string]bool{}
 	for _, raw := range s.Rules {
 		var v any
@@ -264,6 +287,18 @@ func Parse(file string, data []byte) (*Spec, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, &Error{File: file, Line: s.line(int(dec.InputOffset())), Msg: "unexpected data after the spec object"}
+	}
+	// jsontree then: it refuses duplicate keys (encoding/json keeps the
+	// last), naming the line.
+	if _, err := jsontree.ParseDoc(file, data); err != nil {
+		if je, ok := errors.AsType[*jsontree.Error](err); ok {
+			msg := je.Msg
+			if je.Path != "" {
+				msg = je.Path + ": " + msg
+			}
+			return nil, &Error{File: file, Line: je.Line, Msg: msg}
+		}
+		return nil, err
 	}
 	if err := s.validate(data); err != nil {
 		return nil, err

@@ -178,3 +178,27 @@ func TestCheckNames(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecDuplicatesAndDefaults: a duplicate key is an error (it was last
+// one wins); a key the file leaves out keeps its default, an empty list
+// says there is none (found in review: any spec file dropped the default
+// logs and bench globs).
+func TestSpecDuplicatesAndDefaults(t *testing.T) {
+	_, err := Parse(File, []byte("{\"logs\": [{\"glob\": \"runs/*.log\"}],\n\"logs\": []}"))
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, 2, e.Line)
+	assert.Contains(t, e.Msg, "duplicate key")
+
+	s, err := Parse(File, []byte(`{"programs": [{"match": "x", "parser": "llama.cpp"}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, Default().Logs, s.Logs, "logs default when the file leaves them out")
+	assert.Equal(t, Default().Bench, s.Bench)
+	assert.False(t, s.Declared("logs"))
+	s, err = Parse(File, []byte(`{"logs": [], "plan": "docs/PLAN.md"}`))
+	require.NoError(t, err)
+	assert.Empty(t, s.Logs, "an empty list says there are no logs")
+	assert.True(t, s.Declared("logs"))
+	assert.True(t, s.Declared("plan"))
+	assert.False(t, s.Declared("claims"))
+}

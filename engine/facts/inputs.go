@@ -2,6 +2,7 @@ package facts
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 
 	"github.com/strataspec/strataspec/engine/archive"
@@ -26,8 +27,33 @@ var Spec = NewKey("spec", func(s *Set) (*checkout.Spec, error) {
 // snapshot does not have; a rule that needs it does not apply.
 var ErrAbsent = errors.New("not in the snapshot")
 
-// read reads a file the spec names, confined to the snapshot.
+// read reads a file the spec or a run names, confined to the snapshot; one
+// that is not there is ErrAbsent.
 func read(s *Set, rel string) ([]byte, error) {
+	b, err := s.Snap.ReadFile(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &snapfs.Error{File: rel, Msg: "not in the snapshot", Err: ErrAbsent}
+	}
+	return b, err
+}
+
+// readDeclared reads the plan or the claims table ("plan", "claims"), confined to the
+// snapshot. Nothing at its default name is ErrAbsent (the rules that need
+// it do not apply); a file the spec file declares is an error when it is
+// not there, and so is a link at its name that leads nowhere.
+func readDeclared(s *Set, key, rel string) ([]byte, error) {
+	spec := s.Snap.Spec
+	if s.Snap.FS != nil {
+		ok, err := s.Snap.FS.Present(rel)
+		switch {
+		case err != nil:
+			return nil, err
+		case !ok && spec != nil && spec.Declared(key):
+			return nil, &snapfs.Error{File: rel, Msg: fmt.Sprintf("%s declares it (%q) and it is not in the snapshot", spec.Path, key)}
+		case !ok:
+			return nil, &snapfs.Error{File: rel, Msg: "not in the snapshot", Err: ErrAbsent}
+		}
+	}
 	b, err := s.Snap.ReadFile(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &snapfs.Error{File: rel, Msg: "not in the snapshot", Err: ErrAbsent}
@@ -41,7 +67,7 @@ var Plan = NewKey("plan", func(s *Set) (*plan.Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := read(s, spec.Plan)
+	b, err := readDeclared(s, "plan", spec.Plan)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +81,7 @@ var Claims = NewKey("claims", func(s *Set) (*claims.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := read(s, spec.Claims)
+	b, err := readDeclared(s, "claims", spec.Claims)
 	if err != nil {
 		return nil, err
 	}

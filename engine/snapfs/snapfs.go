@@ -134,6 +134,12 @@ func (f *FS) Present(rel string) (bool, error) {
 	case err == nil:
 		return true, nil
 	case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrOutside):
+		// A link at the name that leads nowhere is present, and broken.
+		if c, cerr := Clean(rel); cerr == nil {
+			if st, lerr := f.root.Lstat(c); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+				return false, &Error{File: c, Msg: "a symbolic link that leads nowhere", Err: err}
+			}
+		}
 		return false, nil
 	}
 	return false, err
