@@ -219,28 +219,57 @@ func (f *FS) Glob(pattern string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, part := range strings.Split(c, "/") {
+		if _, err := path.Match(part, ""); err != nil {
+			return nil, &Error{File: pattern, Msg: "bad pattern", Err: err}
+		}
+	}
+	var out []string
 	if !strings.Contains(c, "**") {
 		m, err := fs.Glob(f.root.FS(), c)
 		if err != nil {
 			return nil, &Error{File: pattern, Msg: "bad pattern", Err: err}
 		}
-		return m, nil
-	}
-	var out []string
-	err = fs.WalkDir(f.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		out = m
+	} else {
+		err = fs.WalkDir(f.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // an unreadable directory matches nothing
+			}
+			if ok, _ := MatchPath(c, p); ok && !d.IsDir() {
+				out = append(out, p)
+			}
+			return nil
+		})
 		if err != nil {
-			return nil // an unreadable directory matches nothing
+			return nil, &Error{File: pattern, Msg: "walk", Err: err}
 		}
-		if ok, _ := MatchPath(c, p); ok && !d.IsDir() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, &Error{File: pattern, Msg: "walk", Err: err}
+		slices.Sort(out)
 	}
-	slices.Sort(out)
+	if len(out) == 0 {
+		// A folder on the pattern's way that leads outside the root matches
+		// nothing; say why instead of an empty match.
+		if dir := staticDir(c); dir != "." {
+			if _, err := f.Stat(dir); errors.Is(err, ErrOutside) {
+				return nil, err
+			}
+		}
+	}
 	return out, nil
+}
+
+// staticDir is the part of a pattern before its first element with a
+// metacharacter, "." when the first element has one.
+func staticDir(pattern string) string {
+	parts := strings.Split(pattern, "/")
+	n := 0
+	for n < len(parts)-1 && !strings.ContainsAny(parts[n], "*?[\\") {
+		n++
+	}
+	if n == 0 {
+		return "."
+	}
+	return path.Join(parts[:n]...)
 }
 
 // MatchPath reports whether the slash-separated name matches pattern, where

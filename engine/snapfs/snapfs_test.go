@@ -119,3 +119,31 @@ func TestMatchPath(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobRefusals: a malformed pattern is an error whatever its form, and
+// a pattern whose folder leads outside the root says so (found in review:
+// both matched nothing, silently).
+func TestGlobRefusals(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "x.log"), []byte("x"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "runs"), 0o755))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "runs", "sub")))
+	fsys, err := Open(root)
+	require.NoError(t, err)
+	defer fsys.Close()
+	for _, p := range []string{"runs/**/[.log", "runs/[.log"} {
+		if _, err := fsys.Glob(p); err == nil {
+			t.Errorf("Glob(%q) = nil error; want bad pattern", p)
+		}
+	}
+	for _, p := range []string{"runs/sub/*.log", "runs/sub/x.log"} {
+		_, err := fsys.Glob(p)
+		if !errors.Is(err, ErrOutside) {
+			t.Errorf("Glob(%q) = %v; want ErrOutside", p, err)
+		}
+	}
+	if m, err := fsys.Glob("runs/none/*.log"); err != nil || len(m) != 0 {
+		t.Errorf("Glob(missing folder) = %v, %v; want no match and no error", m, err)
+	}
+}
