@@ -14,6 +14,7 @@ package archive
 
 import (
 	"bytes"
+	"hash/crc32"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -97,6 +98,7 @@ type Run struct {
 
 	fsys      *snapfs.FS // where textFile is read from
 	textFile  string     // the log the output is read from; "" when Tail holds it
+	textSum   uint32     // CRC-32C of textFile's bytes as loaded
 	DurationS float64
 	Duration  Field // duration_s with its printed text and place
 	// Tail is the output tail when it was archived inside a results file;
@@ -106,6 +108,9 @@ type Run struct {
 	Index  int    // position in runs[]
 	Line   int    // line of the run's object in the results file
 }
+
+// crcTable checks that a log read again is the log the loader read.
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // Text returns the run's output: the tail archived in its record, or the
 // log file it was read from, read again through the snapshot's confined FS
@@ -119,6 +124,11 @@ func (r *Run) Text() (string, error) {
 	b, err := r.fsys.ReadFile(r.textFile, snapfs.LimitResults)
 	if err != nil {
 		return "", err
+	}
+	// The same bytes every time, or an error: every rule must judge the
+	// output the loader checked, not a file rewritten since.
+	if crc32.Checksum(b, crcTable) != r.textSum {
+		return "", &snapfs.Error{File: r.textFile, Msg: "changed since the snapshot was loaded"}
 	}
 	if !utf8.Valid(b) {
 		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"math"
 	"path"
@@ -646,6 +647,7 @@ func (s *Snapshot) loadLogs() error {
 			if err != nil {
 				return err
 			}
+			sum := crc32.Checksum(data, crcTable)
 			if !utf8.Valid(data) {
 				data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
 				s.note(f+"\x00utf8", Note{File: f, Msg: "invalid UTF-8 replaced by U+FFFD before parsing"})
@@ -656,7 +658,7 @@ func (s *Snapshot) loadLogs() error {
 			// a snapshot of many large logs is never held in memory at once.
 			r := &Run{Name: name, File: f, Source: f, Index: len(s.Runs), Line: 1,
 				Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{},
-				fsys: s.FS, textFile: f}
+				fsys: s.FS, textFile: f, textSum: sum}
 			if j := s.Run(name); j != nil {
 				return &Error{File: f, Msg: fmt.Sprintf("duplicate run name %q (also %s line %d)", name, j.File, j.Line)}
 			}
