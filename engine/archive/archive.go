@@ -95,18 +95,18 @@ type Run struct {
 	HasExit     bool              // the record gave an exit status
 	Start       time.Time         // when the run started, zero when not recorded
 	Extra       map[string]string // record keys no mapping used, as raw JSON
-
-	fsys      *snapfs.FS // where textFile is read from
-	textFile  string     // the log the output is read from; "" when Tail holds it
-	textSum   uint32     // CRC-32C of textFile's bytes as loaded
-	DurationS float64
-	Duration  Field // duration_s with its printed text and place
+	DurationS   float64
+	Duration    Field // duration_s with its printed text and place
 	// Tail is the output tail when it was archived inside a results file;
 	// read a run's output with Text, which also reads a log file's.
 	Tail   string
 	Source string // file and JSON path of the tail, e.g. "results/x.json: runs[3].output_tail"
 	Index  int    // position in runs[]
 	Line   int    // line of the run's object in the results file
+
+	fsys     *snapfs.FS // where textFile is read from
+	textFile string     // the log the output is read from; "" when Tail holds it
+	textSum  uint32     // CRC-32C of textFile's bytes as loaded
 }
 
 // crcTable checks that a log read again is the log the loader read.

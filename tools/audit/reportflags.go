@@ -4,9 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/report"
@@ -31,7 +33,7 @@ func (rf *reportFlags) readPrevious() (prev []finding.Finding, err error) {
 	if rf.previous == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(rf.previous)
+	b, err := readRegular(rf.previous, 512<<20)
 	if err != nil {
 		return nil, fmt.Errorf("-previous: %w", err)
 	}
@@ -79,4 +81,25 @@ func toolVersion() string {
 		return bi.Main.Version
 	}
 	return "dev"
+}
+
+// readRegular reads a regular file named on the command line, refusing a
+// FIFO or device before it can block, and a file over limit bytes.
+func readRegular(name string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, over the limit of %d", name, st.Size(), limit)
+	}
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }

@@ -9,7 +9,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/stretchr/testify/assert"
@@ -198,5 +200,23 @@ func TestForgedKeyStaysData(t *testing.T) {
 		assert.LessOrEqual(t, len(verdicts), 1, "%s: one verdict line, got %q", format, verdicts)
 		assert.NotContains(t, out, "\x1b")
 		assert.NotContains(t, out, "\u2028")
+	}
+}
+
+// TestPreviousFIFO: -previous on a FIFO fails at once (found in review: it
+// waited forever for a writer).
+func TestPreviousFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "prev")
+	require.NoError(t, syscall.Mkfifo(p, 0o644))
+	done := make(chan int, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		done <- run(&stdout, &stderr, []string{"-root", "../../fixtures/m5", "-previous", p})
+	}()
+	select {
+	case code := <-done:
+		assert.Equal(t, 2, code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("-previous on a FIFO blocked")
 	}
 }

@@ -65,7 +65,11 @@ func runParse(p *analysis.Pass) (any, error) {
 			if e.Line == 0 && r.Parser == "" {
 				continue // said above
 			}
-			p.Report(finding.Finding{Severity: finding.Fail, Check: "line", File: r.File, Line: r.Line, Source: r.Source,
+			line := r.Line // the run's record in a results file
+			if r.Source == r.File && e.Line > 0 {
+				line = e.Line // a log file: the line itself
+			}
+			p.Report(finding.Finding{Severity: finding.Fail, Check: "line", File: r.File, Line: line, Source: r.Source,
 				Quote: tailLine(r, e.Line), Message: fmt.Sprintf("run %s: %s", r.Name, e.Error())})
 		}
 	}

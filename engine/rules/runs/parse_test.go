@@ -59,6 +59,9 @@ func TestParseFindings(t *testing.T) {
 					if !strings.Contains(f.Message, "run r") {
 						t.Errorf("finding %q does not name the run", f.Message)
 					}
+					if f.Check == "line" && f.Line <= 1 && strings.Count(tt.log, "\n") > 1 {
+						t.Errorf("finding %q points at line %d of the log; want the line it is about", f.Message, f.Line)
+					}
 				}
 			}
 			switch {
