@@ -232,6 +232,7 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 	if d.err != nil {
 		return d.err
 	}
+	s.noteUnmatchedFields(file, runs, rs.Declared())
 	if root.Kind != 'o' {
 		return nil
 	}
@@ -922,4 +923,29 @@ func (s *Snapshot) noteEmpty(glob string, matched []string, key string) {
 		return
 	}
 	s.note(key+"\x00"+glob, Note{File: s.Spec.Path, Msg: fmt.Sprintf("%s: %s matches no file", key, glob)})
+}
+
+// noteUnmatchedFields notes each field path the spec file declared that no
+// run record of the file has: a misspelt path would otherwise leave every
+// run without its argv or exit status, silently.
+func (s *Snapshot) noteUnmatchedFields(file string, runs *jsontree.Node, declared checkout.Fields) {
+	if runs.Kind != 'a' || len(runs.Vals) == 0 {
+		return
+	}
+	for _, fp := range []struct{ name, path string }{{"argv", declared.Argv}, {"env", declared.Env}, {"exit", declared.Exit},
+		{"duration", declared.Duration}, {"tail", declared.Tail}, {"start", declared.Start}, {"group", declared.Group}} {
+		if fp.path == "" {
+			continue
+		}
+		found := false
+		for _, rn := range runs.Vals {
+			if rn.Lookup(fp.path) != nil {
+				found = true
+				break
+			}
+		}
+		if !found {
+			s.note(file+"\x00field\x00"+fp.name, Note{File: s.Spec.Path, Msg: fmt.Sprintf("fields.%s: no run record of %s has %q", fp.name, file, fp.path)})
+		}
+	}
 }

@@ -176,3 +176,20 @@ func TestDeclaredPlanMissing(t *testing.T) {
 	_, err = fsys.Present("PLAN.md")
 	assert.ErrorContains(t, err, "leads nowhere")
 }
+
+// A field path the spec declares that no record has is noted (found in
+// review: argv mapped to a missing path gave runs without argv, silently).
+func TestDeclaredFieldNoRecordHas(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		checkout.File: `{"results": [{"file": "r.json", "fields": {"argv": "command.argv", "exit": "nope"}}]}`,
+		"r.json":      `{"runs": [{"name": "a", "command": {"args": ["llama-cli"]}, "output_tail": "x"}]}`,
+	})
+	s, err := Load(dir)
+	require.NoError(t, err)
+	var got []string
+	for _, n := range s.Notes {
+		got = append(got, n.Msg)
+	}
+	assert.Contains(t, got, `fields.argv: no run record of r.json has "command.argv"`)
+	assert.Contains(t, got, `fields.exit: no run record of r.json has "nope"`)
+}

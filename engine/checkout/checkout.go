@@ -103,7 +103,13 @@ type Results struct {
 	// Generated is the dotted path of the time the runner wrote the file
 	// (RFC 3339), read when the file has it; default "generated_at_utc".
 	Generated string `json:"generated,omitempty"`
+
+	declared Fields // Fields as the spec file gave them, before defaults
 }
+
+// Declared returns the field paths the spec file itself gave (the others
+// are defaults): a declared path no record has is worth a note.
+func (r Results) Declared() Fields { return r.declared }
 
 // Fields are dotted paths inside one run record. Empty entries take the
 // defaults (DefaultFields).
@@ -236,6 +242,7 @@ func (s *Spec) fill() {
 		s.Claims = "PLAN.claims"
 	}
 	for i := range s.Results {
+		s.Results[i].declared = s.Results[i].Fields
 		s.Results[i].Fields = s.Results[i].Fields.withDefaults()
 		if s.Results[i].Provenance == "" {
 			s.Results[i].Provenance = "provenance"
