@@ -77,7 +77,6 @@ func familyRank(fam string) int {
 	return len(familyOrder())
 }
 
-
 // fixOf returns the fix a report prints for a finding: its own, or its
 // rule's (the analyzer's Fix), or "" for none.
 func (r *Report) fixOf(f finding.Finding) string {
