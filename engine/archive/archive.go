@@ -15,9 +15,10 @@ package archive
 import (
 	"bytes"
 	"hash/crc32"
-	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/strataspec/strataspec/engine/tail"
 
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/jsontree"
@@ -146,17 +147,7 @@ func (r *Run) TailLine(n int) string {
 	if err != nil {
 		return ""
 	}
-	for i := 1; i < n; i++ {
-		j := strings.IndexByte(t, '\n')
-		if j < 0 {
-			return ""
-		}
-		t = t[j+1:]
-	}
-	if j := strings.IndexByte(t, '\n'); j >= 0 {
-		t = t[:j]
-	}
-	return strings.TrimSuffix(t, "\r")
+	return tail.Line(t, n)
 }
 
 // Strata reports whether the run is a strata engine run (speed or TF).

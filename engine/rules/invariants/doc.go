@@ -6,17 +6,3 @@
 // the checkout's spec ("rules": {"parity": …, "arena": …, "memory": …});
 // a rule with no settings there says it does not apply.
 package invariants
-
-import "strings"
-
-// line returns line n (1-based) of text, or "".
-func line(text string, n int) string {
-	if n < 1 {
-		return ""
-	}
-	lines := strings.SplitN(text, "\n", n+1)
-	if n > len(lines) {
-		return ""
-	}
-	return strings.TrimSuffix(lines[n-1], "\r")
-}

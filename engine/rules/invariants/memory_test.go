@@ -1,11 +1,12 @@
 package invariants_test
 
 import (
-	"github.com/strataspec/strataspec/engine/rules/rulestest"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/strataspec/strataspec/engine/rules/rulestest"
 
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"

@@ -142,15 +142,10 @@ func recordErrors(rec *archive.Record, ms *tail.Metrics) []finding.Finding {
 	if ms == nil {
 		return nil
 	}
-	lines := strings.Split(rec.Text, "\n")
 	var out []finding.Finding
 	for _, e := range ms.Errors {
-		quote := ""
-		if e.Line >= 1 && e.Line <= len(lines) {
-			quote = lines[e.Line-1]
-		}
 		out = append(out, finding.Finding{Severity: finding.Fail, Check: "verdict", File: rec.File, Line: e.Line,
-			Quote: quote, Source: rec.Name, Message: fmt.Sprintf("%s: %s", rec.File, e.Msg)})
+			Quote: tail.Line(rec.Text, e.Line), Source: rec.Name, Message: fmt.Sprintf("%s: %s", rec.File, e.Msg)})
 	}
 	return out
 }
