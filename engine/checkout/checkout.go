@@ -85,9 +85,9 @@ type Spec struct {
 	Sources []SourceGlob `json:"sources,omitempty"`
 
 	data      []byte
-	lines     []int           // offsets of line starts in the spec file
-	mentioned map[string]bool // first parts of the rule settings' strings (Mentions)
-	declared  map[string]bool // keys the spec file gave (Declared)
+	lines     jsontree.LineIndex // line starts of the spec file
+	mentioned map[string]bool    // first parts of the rule settings' strings (Mentions)
+	declared  map[string]bool    // keys the spec file gave (Declared)
 	compiled  map[string][]tail.Pattern
 }
 
@@ -286,7 +286,7 @@ func (e *Error) Error() string {
 
 // Parse reads a spec file's bytes. file names it in errors.
 func Parse(file string, data []byte) (*Spec, error) {
-	s := &Spec{Path: file, data: data, lines: lineStarts(data)}
+	s := &Spec{Path: file, data: data, lines: jsontree.NewLineIndex(data)}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(s); err != nil {
@@ -314,18 +314,8 @@ func Parse(file string, data []byte) (*Spec, error) {
 	return s, nil
 }
 
-func lineStarts(b []byte) []int {
-	out := []int{0}
-	for i, c := range b {
-		if c == '\n' {
-			out = append(out, i+1)
-		}
-	}
-	return out
-}
-
 func (s *Spec) line(off int) int {
-	n, _ := slices.BinarySearch(s.lines, off+1)
+	n, _ := s.lines.Pos(max(off, 0))
 	return n
 }
 
