@@ -5,8 +5,10 @@ DARWIN := GOOS=darwin GOARCH=arm64 CGO_ENABLED=0
 .PHONY: test audit golden fixtures vet bench bench-pagecache
 
 # The test command (README, .ci/run): every package with the race detector,
-# the CI workflow linted, then the Mac build vetted from Linux.
+# the CI workflow linted, then the Mac build vetted from Linux. Unformatted
+# Go files fail it first.
 test:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 	$(GO) tool actionlint .github/workflows/ci.yml
 	$(GO) tool gotestsum --format pkgname -- -race ./...
