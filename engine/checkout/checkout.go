@@ -57,6 +57,7 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/jsontree"
+	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/source"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -182,20 +183,25 @@ const (
 // strata window CLI and every llama.cpp binary name, old and new. A spec's
 // programs are tried first.
 func DefaultPrograms() []Program {
-	return []Program{
-		{Match: "strata_window_cli*", Parser: ParserStrata},
-		{Match: "llama-bench", Parser: ParserBench},
-		{Match: "llama-perplexity", Parser: ParserPerplexity},
-		{Match: "perplexity", Parser: ParserPerplexity},
-		{Match: "llama-server", Parser: ParserServer},
-		{Match: "server", Parser: ParserServer},
-		{Match: "llama-cli", Parser: ParserLlamaCpp},
-		{Match: "llama-completion", Parser: ParserLlamaCpp},
-		{Match: "llama-simple", Parser: ParserLlamaCpp},
-		{Match: "llama-speculative", Parser: ParserLlamaCpp},
-		{Match: "main", Parser: ParserLlamaCpp},
-		{Match: "llama-*", Parser: ParserLlamaCpp},
+	out := []Program{{Match: "strata_window_cli*", Parser: ParserStrata}}
+	for _, b := range llamacpp.Binaries() { // every llama.cpp name, old and new
+		out = append(out, Program{Match: b[0], Parser: llamaParser(b[1])})
 	}
+	// Any other llama.cpp example program prints the common summary.
+	return append(out, Program{Match: "llama-*", Parser: ParserLlamaCpp})
+}
+
+// llamaParser is the parser for a llama.cpp program (llamacpp.Program*).
+func llamaParser(program string) string {
+	switch program {
+	case llamacpp.ProgramBench:
+		return ParserBench
+	case llamacpp.ProgramPerplexity:
+		return ParserPerplexity
+	case llamacpp.ProgramServer:
+		return ParserServer
+	}
+	return ParserLlamaCpp
 }
 
 // Default returns the spec used when a checkout has no spec file: a folder

@@ -59,6 +59,17 @@ func Program(argv0 string) (name string, ok bool) {
 	return name, ok
 }
 
+// Binaries returns every binary name Program knows (without ".exe"),
+// sorted, with the program each runs.
+func Binaries() [][2]string {
+	var out [][2]string
+	for b, p := range programs {
+		out = append(out, [2]string{b, p})
+	}
+	slices.SortFunc(out, func(x, y [2]string) int { return strings.Compare(x[0], y[0]) })
+	return out
+}
+
 // Programs returns the programs ParseProgram knows, sorted.
 func Programs() []string {
 	seen := map[string]bool{}
