@@ -236,8 +236,28 @@ func inputError(ctx *Context, err error) (error, bool) {
 	return nil, false
 }
 
+// ErrNothing is matched (errors.Is) by the error of a snapshot that holds
+// nothing to audit: no plan, no runs and no records. Such a folder is a
+// mistake (a wrong -root), never a pass.
+var ErrNothing = errors.New("nothing to audit")
+
+// CheckSomething returns an error matching ErrNothing, naming the root,
+// when the loaded snapshot has no plan, no run and no record.
+func CheckSomething(ctx *Context) error {
+	snap := ctx.Snap
+	if len(snap.Runs) > 0 || len(snap.Parity) > 0 || snap.SelfTest != nil {
+		return nil
+	}
+	if _, err := facts.Get(ctx.FactSet(), facts.Plan); !errors.Is(err, facts.ErrAbsent) {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: no %s, no run and no record (-root names a strata checkout or a folder of llama.cpp logs)",
+		snap.Root, ErrNothing, snap.Spec.Plan)
+}
+
 // Audit loads the snapshot at root and runs the rules named by ruleList
-// (comma-separated; empty for all).
+// (comma-separated; empty for all). A snapshot with nothing to audit is an
+// error matching ErrNothing.
 func Audit(root, ruleList string) (*report.Report, error) {
 	sel, err := Select(ruleList)
 	if err != nil {
@@ -245,6 +265,9 @@ func Audit(root, ruleList string) (*report.Report, error) {
 	}
 	ctx, err := Load(root)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckSomething(ctx); err != nil {
 		return nil, err
 	}
 	return RunSelection(ctx, sel)

@@ -3,10 +3,17 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/finding"
 )
+
+// GitHubAnnotationCap is how many annotations of one kind (::error,
+// ::warning) GitHub shows for a step; the rest are dropped without a word,
+// so the report prints at most this many of each and one ::notice that
+// counts the others.
+const GitHubAnnotationCap = 10
 
 // ghEscapeData escapes an annotation message as the workflow command syntax
 // requires, after clean has written control characters (ESC, which the
@@ -21,22 +28,44 @@ func ghEscapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(clean(s))
 }
 
-// writeGitHub prints one workflow annotation per fail (::error) and warn
-// (::warning) finding, with the file's path from the repository root, so a
-// pull request shows each finding on its line. Pass findings print nothing.
+// ghOrder returns the fail and warn findings in the order annotations show
+// them: fails before warnings; among the fails the numbers the plan quotes
+// that no run printed (plan.unsourced, then plan.range), then the other
+// fails in the report's family order; warnings in family order.
+func (r *Report) ghOrder() (fails, warns []finding.Finding) {
+	rank := func(f finding.Finding) int {
+		switch f.Rule {
+		case "plan.unsourced":
+			return 0
+		case "plan.range":
+			return 1
+		}
+		return 2 + familyRank(r.rule(f.Rule).Family)
+	}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case finding.Fail:
+			fails = append(fails, f)
+		case finding.Warn:
+			warns = append(warns, f)
+		}
+	}
+	for _, fs := range [][]finding.Finding{fails, warns} {
+		sort.SliceStable(fs, func(i, j int) bool { return rank(fs[i]) < rank(fs[j]) })
+	}
+	return fails, warns
+}
+
+// writeGitHub prints workflow annotations, so a pull request shows each
+// finding on its line, with the file's path from the repository root: at
+// most GitHubAnnotationCap ::error lines (fails, the unsourced numbers
+// first) and as many ::warning lines, then one ::notice counting what was
+// left out, then the verdict. Pass findings print nothing.
 func (r *Report) writeGitHub(w io.Writer, o Options) error {
 	ew := &errWriter{w: w}
 	prefix := r.prefix(o)
-	for _, f := range r.Findings {
-		cmd := ""
-		switch f.Severity {
-		case finding.Fail:
-			cmd = "error"
-		case finding.Warn:
-			cmd = "warning"
-		default:
-			continue
-		}
+	fails, warns := r.ghOrder()
+	annotate := func(cmd string, f finding.Finding) {
 		props := []string{}
 		msgPrefix := ""
 		if loc, ok := locate(prefix, f); ok {
@@ -50,6 +79,22 @@ func (r *Report) writeGitHub(w io.Writer, o Options) error {
 		}
 		props = append(props, "title="+ghEscapeProperty(f.Rule+idSuffix(f.ID)))
 		ew.printf("::%s %s::%s\n", cmd, strings.Join(props, ","), ghEscapeData(msgPrefix+messageWithValues(f)))
+	}
+	for i, f := range fails {
+		if i < GitHubAnnotationCap {
+			annotate("error", f)
+		}
+	}
+	for i, f := range warns {
+		if i < GitHubAnnotationCap {
+			annotate("warning", f)
+		}
+	}
+	moreFails, moreWarns := max(len(fails)-GitHubAnnotationCap, 0), max(len(warns)-GitHubAnnotationCap, 0)
+	if moreFails+moreWarns > 0 {
+		ew.printf("::notice title=strataspec::%s\n", ghEscapeData(fmt.Sprintf(
+			"%d more fail and %d more warn findings not annotated (GitHub shows %d errors and %d warnings per step); the job summary and -format text list every finding",
+			moreFails, moreWarns, GitHubAnnotationCap, GitHubAnnotationCap)))
 	}
 	ew.printf("audit %s: %s — %d fail, %d warn, %d pass\n", ghEscapeData(r.Root), r.Verdict, r.Summary.Fail, r.Summary.Warn, r.Summary.Pass)
 	return ew.err

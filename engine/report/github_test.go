@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -54,5 +55,51 @@ func TestGitHubEscapesControls(t *testing.T) {
 	}
 	if !strings.Contains(out, `\x1b[2Jy\u202eevil`) {
 		t.Errorf("github output does not show the escaped quote:\n%s", out)
+	}
+}
+
+// TestGitHubOrderAndCap: GitHub shows 10 errors and 10 warnings per step,
+// so the annotations put the unsourced numbers first, then plan.range,
+// then the other fails, print at most 10 of each kind, and count the rest
+// in one notice.
+func TestGitHubOrderAndCap(t *testing.T) {
+	var fs []finding.Finding
+	for i := range 15 { // rule order puts these first, as the audit sorts findings
+		fs = append(fs, finding.Finding{Rule: "code", Severity: finding.Fail, File: "a.py", Line: i + 1, Message: fmt.Sprintf("code %d", i)})
+	}
+	fs = append(fs, finding.Finding{Rule: "plan.range", Severity: finding.Fail, File: "PLAN.md", Line: 3, Message: "range"})
+	for i := range 3 {
+		fs = append(fs, finding.Finding{Rule: "plan.unsourced", Severity: finding.Fail, File: "PLAN.md", Line: 10 + i, Message: fmt.Sprintf("unsourced %d", i)})
+	}
+	for i := range 12 {
+		fs = append(fs, finding.Finding{Rule: "tf", Severity: finding.Warn, File: "t.txt", Line: i + 1, Message: fmt.Sprintf("warn %d", i)})
+	}
+	r := New("snap", nil, fs)
+	out := write(t, r, "github", Options{PathPrefix: "."})
+	var errs, warns, notices []string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "::error "):
+			errs = append(errs, l)
+		case strings.HasPrefix(l, "::warning "):
+			warns = append(warns, l)
+		case strings.HasPrefix(l, "::notice "):
+			notices = append(notices, l)
+		}
+	}
+	if len(errs) != GitHubAnnotationCap || len(warns) != GitHubAnnotationCap || len(notices) != 1 {
+		t.Fatalf("github output has %d errors, %d warnings, %d notices; want %d, %d, 1:\n%s", len(errs), len(warns), len(notices), GitHubAnnotationCap, GitHubAnnotationCap, out)
+	}
+	for i, want := range []string{"title=plan.unsourced::unsourced 0", "title=plan.unsourced::unsourced 1", "title=plan.unsourced::unsourced 2", "title=plan.range::range", "title=code::code 0"} {
+		if !strings.Contains(errs[i], want) {
+			t.Errorf("error %d = %q; want %q", i+1, errs[i], want)
+		}
+	}
+	if want := "9 more fail and 2 more warn findings"; !strings.Contains(notices[0], want) {
+		t.Errorf("notice = %q; want it to count %q", notices[0], want)
+	}
+	// Under the cap, no notice.
+	if out := write(t, New("snap", nil, fs[15:19]), "github", Options{}); strings.Contains(out, "::notice") {
+		t.Errorf("github output under the cap has a notice:\n%s", out)
 	}
 }

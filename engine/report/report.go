@@ -174,7 +174,18 @@ type Options struct {
 	PathPrefix string
 	// ToolVersion is the version SARIF names; "" for "dev".
 	ToolVersion string
+	// MarkdownLimit is the most a Markdown report may hold, in characters
+	// (runes), or in bytes with MarkdownLimitBytes: a report over it says so
+	// at the top and drops the passes first, then the list of every
+	// finding, then the info lines. 0 is DefaultMarkdownLimit; a negative
+	// limit is none.
+	MarkdownLimit      int
+	MarkdownLimitBytes bool
 }
+
+// DefaultMarkdownLimit is GitHub's limit on a comment, 65,536 characters:
+// a Markdown report meant for a pull request fits in one.
+const DefaultMarkdownLimit = 65536
 
 // Formats returns the names Write accepts.
 func Formats() []string {

@@ -121,9 +121,16 @@ func run(stdout, stderr io.Writer, args []string) int {
 	if rf.previous != "" {
 		rep.Compare(rf.previous, prev)
 	}
-	if err := rep.WriteOptions(stdout, *format, rf.options(*root)); err != nil {
+	opts := rf.options(*root)
+	if err := rep.WriteOptions(stdout, *format, opts); err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2
+	}
+	if *format == "github" {
+		if err := writeStepSummary(os.Getenv("GITHUB_STEP_SUMMARY"), rep, opts); err != nil {
+			fmt.Fprintf(stderr, "audit: %v\n", err)
+			return 2
+		}
 	}
 	if rep.Failed() {
 		return 1

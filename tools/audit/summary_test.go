@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunNothingToAudit: a folder with no plan, no run and no record is a
+// mistake, exit 2 with one line naming the folder, never a pass.
+func TestRunNothingToAudit(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"-root", dir})
+	if code != 2 {
+		t.Errorf("run(-root empty) = %d; want 2\nstdout: %s", code, stdout.String())
+	}
+	lines := strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "nothing to audit") || !strings.Contains(lines[0], dir) {
+		t.Errorf("run(-root empty) stderr = %q; want one line saying nothing to audit in %s", stderr.String(), dir)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("run(-root empty) printed a report: %q", stdout.String())
+	}
+}
+
+// TestRunGitHubStepSummary: with $GITHUB_STEP_SUMMARY set, -format github
+// appends the Markdown report to that file (after what is there), and the
+// annotations stay on stdout.
+func TestRunGitHubStepSummary(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "summary.md")
+	if err := os.WriteFile(path, []byte("earlier step\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GITHUB_STEP_SUMMARY", path)
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"-root", fixtures + "/m5-v3", "-format", "github"}); code != 1 {
+		t.Fatalf("run = %d; want 1\n%s", code, stderr.String())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	if !strings.HasPrefix(got, "earlier step\n# FALSIFIER HIT — audit of ") {
+		t.Errorf("job summary starts %q; want the earlier content, then the Markdown report", got[:min(len(got), 80)])
+	}
+	if !strings.Contains(got, "## Unsourced numbers") || len(b) > StepSummaryLimit {
+		t.Errorf("job summary (%d bytes) lacks the unsourced table or is over %d bytes", len(b), StepSummaryLimit)
+	}
+	if strings.Contains(stdout.String(), "# FALSIFIER HIT") || !strings.Contains(stdout.String(), "::error ") {
+		t.Errorf("stdout holds the summary or no annotation:\n%s", stdout.String())
+	}
+}
