@@ -34,7 +34,7 @@ func ids(fs []finding.Finding) map[string]int {
 func TestCompareAudited(t *testing.T) {
 	fs := auditFindings(t, snaptest.Fixture(t, "m5-v3"), compareRules)
 	got := ids(fs)
-	// The audit's §1d, §2, §3 and §4 findings, as seed-findings.md lists
+	// The audit's §1d, §2, §3 and §4 findings, as docs/findings.md lists
 	// them for m5-v3.
 	for _, tt := range []struct {
 		key string

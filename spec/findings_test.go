@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// seedFindings is the table of ../shared/seed-findings.md: every finding of
+// seedFindings is the table of docs/findings.md: every finding of
 // the v3 audit, with the severity its rule must report on the snapshot as
 // audited (m5-v3) and on the fixed one (m5). A finding id may be reported by
 // several rules; the worst severity counts.
@@ -52,7 +52,7 @@ func worstByID(r *report.Report) map[string]finding.Severity {
 
 // TestSeedFindings runs every rule over both snapshots and checks that the
 // report reproduces each of the audit's findings with the severity
-// seed-findings.md gives: the v3 report is the audit, made executable.
+// docs/findings.md gives: the v3 report is the audit, made executable.
 func TestSeedFindings(t *testing.T) {
 	for _, snap := range []struct {
 		root    string

@@ -3,7 +3,7 @@ package main
 // The strata runs, as tables of printed values. Strings are the text the
 // engine prints; a value the audit gives is listed in the run's audit set
 // (by metric name) and VALUES.md marks it so, every other value is
-// synthetic. See fixtures/m5-v3/README.md and ../shared/m5-reading.md.
+// synthetic. See fixtures/m5-v3/README.md and docs/audit-v3.md.
 
 // model is one expert file configuration.
 type model struct {
