@@ -39,6 +39,11 @@ type Analyzer struct {
 	Fix string
 	// Facts lists every fact the analyzer reads; Fact refuses others.
 	Facts []facts.Kind
+	// Metrics lists the metrics (engine/metric's vocabulary names) the
+	// analyzer reads from runs and records: it applies to every run that
+	// has them, whoever produced them, and says which are missing when
+	// none has them.
+	Metrics []string
 	// Requires lists analyzers whose results Run reads (Pass.ResultOf).
 	Requires []*Analyzer
 	// Run reports findings through the pass and returns a result for the

@@ -74,3 +74,32 @@ func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 	}
 	return tail.Merge(ms, tail.ParseRunner(r.Source, text))
 }
+
+// RunsWith returns the runs, in snapshot order, whose metrics include at
+// least one of names: the runs a rule that reads those metrics applies to,
+// whichever reader produced them.
+func RunsWith(snap *archive.Snapshot, ms map[string]*tail.Metrics, names ...string) []*archive.Run {
+	var out []*archive.Run
+	for _, r := range snap.Runs {
+		m := ms[r.Name]
+		if m == nil {
+			continue
+		}
+		for _, n := range names {
+			if _, ok := m.Get(n); ok {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// NoRunWith says that no run has any of the metrics names: the reason a
+// rule that needs them did not apply.
+func NoRunWith(names ...string) string {
+	if len(names) == 1 {
+		return "no run has the metric " + names[0]
+	}
+	return "no run has any of the metrics " + strings.Join(names, ", ")
+}

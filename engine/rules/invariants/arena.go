@@ -17,16 +17,17 @@ import (
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
-// Arena checks the strata runs' expert arenas: the logged size against the
+// Arena checks the expert arenas of the runs that log one: the logged size against the
 // environment variable that sets it, one size across the runs, and the slot
 // counts against the arithmetic of the `.experts` file and page size.
 var Arena = &analysis.Analyzer{
-	Name:   "arena",
-	Doc:    "expert arena: slots from .experts size and page size; the arena variable equals the logged arena; one arena size across runs",
-	Family: analysis.FamilyInvariants,
-	Fix:    "size the arena from the .experts file and page size, one size everywhere",
-	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics},
-	Run:    runArena,
+	Name:    "arena",
+	Doc:     "expert arena: slots from .experts size and page size; the arena variable equals the logged arena; one arena size across runs",
+	Family:  analysis.FamilyInvariants,
+	Fix:     "size the arena from the .experts file and page size, one size everywhere",
+	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics},
+	Metrics: arenaMetrics,
+	Run:     runArena,
 }
 
 func (s ArenaSettings) Validate(spec *checkout.Spec) error {
@@ -70,7 +71,7 @@ func runArena(p *analysis.Pass) (any, error) {
 		return nil, err
 	}
 	if len(runs) == 0 {
-		return nil, analysis.NotApplicable("no strata run in the snapshot")
+		return nil, analysis.NotApplicable("%s", facts.NoRunWith(arenaMetrics[:2]...))
 	}
 	p.ReportAll(checkArena(runs, cfg.Slices, page))
 	return nil, nil
@@ -422,17 +423,19 @@ func arenaNames(rs []arenaRun) string {
 	return strings.Join(names, ", ")
 }
 
-// arenaRuns reads the strata runs' arenas: the arena variable from the
+// arenaMetrics are the metrics the arena rule reads; a run that logs an
+// arena (the first two) is one the rule checks.
+var arenaMetrics = []string{"arena_gb", "arena_slots", "arena_slots_filled", "arena_size_classes",
+	"page_kib", "arena_env_gb", "experts_gib", "expert_slices"}
+
+// arenaRuns reads the arenas of the runs that log one: the arena variable from the
 // archived environment and, from the parsed log, the engine's echo of it
 // (arena_env_gb), the .experts size and slice count, the arena line's size,
 // slots, filled slots, size classes and page size.
 func arenaRuns(snap *archive.Snapshot, ms map[string]*tail.Metrics, envName string) ([]arenaRun, error) {
 	var out []arenaRun
-	for _, r := range snap.StrataRuns() {
+	for _, r := range facts.RunsWith(snap, ms, arenaMetrics[:2]...) {
 		m := ms[r.Name]
-		if m == nil {
-			return nil, fmt.Errorf("%s: no parsed metrics for run %s", r.Source, r.Name)
-		}
 		env, has := r.Env[envName]
 		a := arenaRun{Name: r.Name, File: r.Source, EnvName: envName, Env: env, HasEnv: has}
 		get := func(name string) tail.Metric { v, _ := m.Get(name); return v }

@@ -19,15 +19,17 @@ import (
 )
 
 // Memory checks the runner's memory lines in every run, the prompt
-// region's release in every strata run, and that the plan labels the
+// region's release in every run that logs an expert arena, and that the plan labels the
 // memory hypotheses the spec names.
 var Memory = &analysis.Analyzer{
 	Name:   "memory",
-	Doc:    "runner memory lines (swapout 0, min_avail) in every run; prompt_region(false) pairs in every strata tail; the plan's memory hypotheses labelled",
+	Doc:    "runner memory lines (swapout 0, min_avail) in every run; prompt_region(false) pairs in every tail that logs an expert arena; the plan's memory hypotheses labelled",
 	Family: analysis.FamilyInvariants,
 	Fix:    "log swapout and min_avail in every run, and label unmeasured memory claims as hypotheses",
 	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.Plan},
-	Run:    runMemory,
+	Metrics: []string{tail.SwapoutMiB, tail.MinAvailGiB, tail.PrefillTokens, "arena_gb",
+		tail.PhysFootprintBeforeGB, tail.PhysFootprintAfterGB, tail.ResidentSizeBeforeGB, tail.ResidentSizeAfterGB},
+	Run: runMemory,
 }
 
 // MemorySettings are the memory rule's settings ("rules": {"memory": …}).
@@ -191,7 +193,8 @@ func (c *memory) prefill(ms *tail.Metrics) (tail.Metric, bool) {
 
 func (c *memory) promptRegion() []finding.Finding {
 	var out []finding.Finding
-	strata := c.snap.StrataRuns()
+	pr := tail.PromptRegion()
+	strata := facts.RunsWith(c.snap, c.ms, append([]string{"arena_gb"}, pr[:]...)...)
 	bad := 0
 	var prefill []string
 	for _, r := range strata {
@@ -221,7 +224,7 @@ func (c *memory) promptRegion() []finding.Finding {
 		}
 	}
 	if bad == 0 && len(strata) > 0 {
-		msg := fmt.Sprintf("prompt_region(false) logs both proc_mem pairs (phys_footprint, resident_size) in all %d strata tails", len(strata))
+		msg := fmt.Sprintf("prompt_region(false) logs both proc_mem pairs (phys_footprint, resident_size) in all %d tails that log an expert arena", len(strata))
 		if len(prefill) > 0 {
 			msg += "; " + strings.Join(prefill, "; ")
 		}
@@ -324,7 +327,8 @@ func asciiEqualFold(a, b string) bool {
 // residentDrop describes the resident_size drop across prompt_region(false)
 // in the first prefill run, e.g. "0.05 GB (7.65 → 7.60)".
 func (c *memory) residentDrop() string {
-	for _, r := range c.snap.StrataRuns() {
+	pr := tail.PromptRegion()
+	for _, r := range facts.RunsWith(c.snap, c.ms, pr[:]...) {
 		ms := c.ms[r.Name]
 		if _, ok := c.prefill(ms); !ok {
 			continue

@@ -26,7 +26,7 @@ func TestMemoryFixtures(t *testing.T) {
 		text []string
 	}{
 		{finding.Pass, "F07", []string{"0.0 MiB swapout in all 22 runs", "min_avail 2.85–3.36 GiB"}},
-		{finding.Pass, "F22", []string{"all 14 strata tails", "1,024-tok run 4.73 → 4.67 and 7.65 → 7.60", "2,048-tok run 4.73 → 4.67 and 7.65 → 7.60"}},
+		{finding.Pass, "F22", []string{"all 14 tails that log an expert arena", "1,024-tok run 4.73 → 4.67 and 7.65 → 7.60", "2,048-tok run 4.73 → 4.67 and 7.65 → 7.60"}},
 		{finding.Warn, "F25", []string{"XNU bills only", "hypothesis", "0.052 GB", "xnu-billing-hypothesis"}},
 	} {
 		if !rulestest.Has(fs, w.sev, w.id, w.text...) {

@@ -18,12 +18,13 @@ import (
 // Parity checks the route_parity records against the configurations,
 // tolerances, math modes and repeat count the spec declares.
 var Parity = &analysis.Analyzer{
-	Name:   "parity",
-	Doc:    "route_parity: max error within tolerance per configuration, identical across repeats, both math modes run and exited 0",
-	Family: analysis.FamilyInvariants,
-	Fix:    "keep route_parity errors within tolerance and identical across repeats and math modes",
-	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RecordMetrics},
-	Run:    runParity,
+	Name:    "parity",
+	Doc:     "route_parity: max error within tolerance per configuration, identical across repeats, both math modes run and exited 0",
+	Family:  analysis.FamilyInvariants,
+	Fix:     "keep route_parity errors within tolerance and identical across repeats and math modes",
+	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RecordMetrics},
+	Metrics: []string{"<config>.max_abs_err", "<config>.pass", "configs_pass", "configs_total"},
+	Run:     runParity,
 }
 
 // ParitySettings are the parity rule's settings ("rules": {"parity": …}).

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/archive"
-	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
@@ -74,16 +73,15 @@ func labelsOf(r *archive.Run, ms *tail.Metrics) runLabels {
 	for k, v := range r.Env {
 		rl.settings[labelKey(k)], rl.spelled[labelKey(k)] = v, k
 	}
-	if r.Parser == checkout.ParserBench && ms != nil {
-		// a llama-bench record's fields (n_ubatch, n_gen, …), as its
-		// metrics name them, are its configuration where argv says nothing
+	if ms != nil {
+		// The configuration a metric was measured under, as its output
+		// printed it (a llama-bench row's n_ubatch, n_gen, …), is the run's
+		// configuration where argv says nothing.
 		for _, m := range ms.List {
-			name := m.Name
-			if i := strings.LastIndexByte(name, '.'); i >= 0 {
-				name = name[i+1:]
-			}
-			if k := labelKey(name); rl.settings[k] == "" {
-				rl.settings[k], rl.spelled[k] = m.Num.Text, m.Name
+			for _, f := range m.Config() {
+				if k := labelKey(f.Key); rl.settings[k] == "" {
+					rl.settings[k], rl.spelled[k] = f.Value, f.Key
+				}
 			}
 		}
 	}

@@ -192,10 +192,13 @@ func TestLabelValues(t *testing.T) {
 	if rl.settings["ubatch_size"] != "1024" || rl.settings["ctx_size"] != "4096" || rl.settings["strata_metal_math"] != "fast" || rl.model != "K256-Q2_K.gguf" || strings.Join(rl.parts, " ") != "K256 Q2_K gguf" {
 		t.Errorf("labelsOf = %+v", rl)
 	}
-	bench := &tail.Metrics{List: []tail.Metric{{Name: "pp512.n_ubatch", Num: num.MustParse("512")}, {Name: "n_gen", Num: num.MustParse("128")}}}
-	rl = labelsOf(&archive.Run{Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench}, bench)
-	if msg, v := checkLabel(planmd.Labels("`-ub 1024`")[0], []string{"b"}, []runLabels{rl}); v != labelDiffers || !strings.Contains(msg, "pp512.n_ubatch 512 (b)") {
-		t.Errorf("-ub 1024 against a llama-bench record with n_ubatch 512: %q, verdict %v; want a disagreement naming pp512.n_ubatch 512", msg, v)
+	// A metric carrying the configuration it was measured under (a
+	// llama-bench row) gives the run its settings, whoever parsed it.
+	config := &tail.Detail{Config: []tail.Field{{Key: "n_ubatch", Value: "512"}, {Key: "n_gen", Value: "128"}}}
+	bench := &tail.Metrics{List: []tail.Metric{{Name: "pp512", Num: num.MustParse("7100.0"), Detail: config}}}
+	rl = labelsOf(&archive.Run{Cmd: []string{"llama-bench"}}, bench)
+	if msg, v := checkLabel(planmd.Labels("`-ub 1024`")[0], []string{"b"}, []runLabels{rl}); v != labelDiffers || !strings.Contains(msg, "n_ubatch 512 (b)") {
+		t.Errorf("-ub 1024 against a llama-bench record with n_ubatch 512: %q, verdict %v; want a disagreement naming n_ubatch 512", msg, v)
 	}
 	if _, v := checkLabel(planmd.Labels("--n-gen 128")[0], []string{"b"}, []runLabels{rl}); v != labelAgrees {
 		t.Errorf("--n-gen 128 against n_gen 128: verdict %v; want agreement", v)

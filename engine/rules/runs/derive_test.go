@@ -171,7 +171,7 @@ func TestRunsSettingsAbsentOrBad(t *testing.T) {
 		assert.Contains(t, rep.Summary.NotApplied[0].Reason, `"rules": {"`+rule+`"}`)
 	}
 	for _, tt := range []struct{ rule, old, new, want string }{
-		{"summary", `"parser": "strata",`, ``, `strataspec.json:`},
+		{"summary", `"metric": "arena_gb",`, ``, `strataspec.json:`},
 		{"derive", `"separator": "_vs_",`, ``, `rules.derive: a reduction derivation lacks one of its keys`},
 		{"derive", `"from": "disk0_mb", "divisor": 65.0},
             "whole_run_disk0_mb_ub1024"`, `"from": "disk0_mb", "divisor": -65.0},

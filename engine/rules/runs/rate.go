@@ -25,12 +25,13 @@ import (
 // literal or a declared constant — and an amount that covers model load
 // and prefill is not presented per decoded token.
 var Rate = &analysis.Analyzer{
-	Name:   "compare.rate",
-	Doc:    "a per-token rate divides by the run's own token count from its tail: no literal divisor, no load and prefill presented per decoded token",
-	Family: analysis.FamilyRuns,
-	Fix:    "divide a per-token rate by the run's own token count, not by a constant",
-	Facts:  []facts.Kind{facts.Snapshot, facts.Spec, facts.Results, facts.Sources, facts.RunMetrics, facts.Plan, facts.Claims},
-	Run:    runRate,
+	Name:    "compare.rate",
+	Doc:     "a per-token rate divides by the run's own token count from its tail: no literal divisor, no load and prefill presented per decoded token",
+	Family:  analysis.FamilyRuns,
+	Fix:     "divide a per-token rate by the run's own token count, not by a constant",
+	Facts:   []facts.Kind{facts.Snapshot, facts.Spec, facts.Results, facts.Sources, facts.RunMetrics, facts.Plan, facts.Claims},
+	Metrics: []string{"total_tokens", "load_ms", "prompt_eval_tokens", "prompt_eval_ms", "cli_prompt_tok_s", "eval_ms", "eval_runs", "cli_gen_tok_s"},
+	Run:     runRate,
 }
 
 // RateSettings are the rule's settings in the checkout's spec ("rules":

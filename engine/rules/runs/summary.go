@@ -31,8 +31,10 @@ var Summary = &analysis.Analyzer{
 type SummarySettings struct {
 	// Runs locates the per-run dicts, an object keyed by run name.
 	Runs tables.Loc `json:"runs"`
-	// Parser names the runs that must each have a dict (checkout.Parser*).
-	Parser string `json:"parser"`
+	// Metric names the runs that must each have a dict: every run whose
+	// metrics include it (a vocabulary name, e.g. "arena_gb" for the
+	// engine's runs), whoever produced them.
+	Metric string `json:"metric"`
 	// Rows locate summary tables: arrays of rows, each naming its run in
 	// the member RowRun (default "run"); RowsName names them in messages.
 	Rows     []tables.Loc `json:"rows,omitempty"`
@@ -75,8 +77,8 @@ type Split struct {
 
 // Validate checks the settings.
 func (s *SummarySettings) Validate(spec *checkout.Spec) error {
-	if s.Runs.Path == "" || s.Parser == "" {
-		return spec.RuleErrorf("summary", `needs "runs" (the per-run dicts) and "parser"`)
+	if s.Runs.Path == "" || s.Metric == "" {
+		return spec.RuleErrorf("summary", `needs "runs" (the per-run dicts) and "metric" (the metric of the runs that have one)`)
 	}
 	if s.RowRun == "" {
 		s.RowRun = "run"
@@ -153,12 +155,7 @@ func (s *summary) check() ([]finding.Finding, error) {
 			}
 		}
 	}
-	var runs []*archive.Run
-	for _, r := range s.snap.Runs {
-		if r.Parser == s.cfg.Parser {
-			runs = append(runs, r)
-		}
-	}
+	runs := facts.RunsWith(s.snap, s.ms, s.cfg.Metric)
 	bad := 0
 	for _, r := range runs {
 		c := s.cfg.Checks[r.Name]
@@ -213,7 +210,7 @@ func (s *summary) check() ([]finding.Finding, error) {
 	}
 	if bad == 0 && len(runs) > 0 {
 		out = append(out, finding.Finding{Severity: finding.Pass, File: file,
-			Message: fmt.Sprintf("%s dicts of all %d %s runs equal the independent parse%s", s.cfg.Runs.Path, len(runs), s.cfg.Parser, s.roundingNote())})
+			Message: fmt.Sprintf("%s dicts of all %d runs with %s equal the independent parse%s", s.cfg.Runs.Path, len(runs), s.cfg.Metric, s.roundingNote())})
 	}
 	if rowsBad == 0 && nRows > 0 {
 		out = append(out, finding.Finding{Severity: finding.Pass, File: file,

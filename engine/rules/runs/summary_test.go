@@ -21,7 +21,7 @@ func TestSummaryFixtures(t *testing.T) {
 			id   string
 			text []string
 		}{
-			{"F01", []string{"perf dicts of all 14 strata runs equal the independent parse"}},
+			{"F01", []string{"perf dicts of all 14 runs with arena_gb equal the independent parse"}},
 			{"F01", []string{"pure_gpu 57.61 vs 57.612: 2-dp rounding"}},
 			{"F02", []string{"all 44 derived fields equal the raw", "locked 2.90, unpinned 0.34, hc 1.28, scratch 1.36"}},
 			{"F03", []string{"strata_q2_0_moce0_short_43tok", "exact"}},

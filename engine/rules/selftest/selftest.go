@@ -38,12 +38,13 @@ type Config struct {
 
 // SelfTest is the rule.
 var SelfTest = &analysis.Analyzer{
-	Name:   "selftest",
-	Doc:    "runner --self-test: the verdict is exactly the runner's PASS line; eviction is asserted by its effect, not a return value",
-	Family: analysis.FamilyInvariants,
-	Fix:    "make the self-test print its exact PASS line and check eviction by residency, not a return value",
-	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RecordMetrics, facts.Sources},
-	Run:    run,
+	Name:    "selftest",
+	Doc:     "runner --self-test: the verdict is exactly the runner's PASS line; eviction is asserted by its effect, not a return value",
+	Family:  analysis.FamilyInvariants,
+	Fix:     "make the self-test print its exact PASS line and check eviction by residency, not a return value",
+	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RecordMetrics, facts.Sources},
+	Metrics: []string{"verdict_pass", "checks_ok", "checks_failed"},
+	Run:     run,
 }
 
 func run(p *analysis.Pass) (any, error) {

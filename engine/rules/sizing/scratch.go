@@ -59,15 +59,16 @@ func (n *Need) config() scratch.Config {
 
 // Scratch is the rule.
 var Scratch = &analysis.Analyzer{
-	Name:   "scratch",
-	Doc:    "prompt-GEMM scratch: plan line = prompt_gemm_init line = need; planning and sizing are one function; the cap is enforced with an explicit arena",
-	Family: analysis.FamilyInvariants,
-	Fix:    "plan and size the scratch with one function, and enforce the cap",
-	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.Sources},
-	Run:    run,
+	Name:    "scratch",
+	Doc:     "prompt-GEMM scratch: plan line = prompt_gemm_init line = need; planning and sizing are one function; the cap is enforced with an explicit arena",
+	Family:  analysis.FamilyInvariants,
+	Fix:     "plan and size the scratch with one function, and enforce the cap",
+	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.Sources},
+	Metrics: scratchMetrics,
+	Run:     run,
 }
 
-// Run is one strata run as the rule reads it.
+// Run is one run that logs a prompt-GEMM scratch size, as the rule reads it.
 type Run struct {
 	Name string
 	File string // the tail's file, as findings name it
@@ -98,7 +99,7 @@ func run(p *analysis.Pass) (any, error) {
 	}
 	runs := Runs(snap, ms, cfg.ExplicitEnv)
 	if len(runs) == 0 && cfg.File == "" {
-		return nil, analysis.NotApplicable("no strata run and no sizing source named in %s (rules.scratch.file)", checkout.File)
+		return nil, analysis.NotApplicable("%s, and no sizing source named in %s (rules.scratch.file)", facts.NoRunWith(scratchMetrics[:2]...), checkout.File)
 	}
 	var need *scratch.Config
 	if cfg.Need != nil {
@@ -130,10 +131,16 @@ func run(p *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
-// Runs reads the strata runs' scratch lines from their parsed logs.
+// scratchMetrics are the metrics the scratch rule reads; a run that logs a
+// prompt-GEMM plan or init line (the first two) is one it checks.
+var scratchMetrics = []string{"prompt_gemm_plan_gb", "prompt_gemm_init_gb", "mem_scratch_gb",
+	"peak_prefill_gb", "cap_gb", "prompt_gemm_c", "prompt_gemm_cells"}
+
+// Runs reads the scratch lines of the runs that log a prompt-GEMM scratch
+// size, from their parsed logs.
 func Runs(snap *archive.Snapshot, ms map[string]*tail.Metrics, explicitEnv string) []Run {
 	var out []Run
-	for _, r := range snap.StrataRuns() {
+	for _, r := range facts.RunsWith(snap, ms, scratchMetrics[:2]...) {
 		m := ms[r.Name]
 		get := func(name string) tail.Metric {
 			if m == nil {
@@ -164,7 +171,7 @@ func Check(runs []Run, cfg *scratch.Config, explicitEnv string) []finding.Findin
 			Quote: m.Num.Text, Raw: raw, Source: r.Name, Message: fmt.Sprintf(format, args...)})
 	}
 	if len(runs) == 0 {
-		return []finding.Finding{{Severity: finding.Fail, Check: "need", Message: "no strata run logs a prompt-GEMM scratch size"}}
+		return []finding.Finding{{Severity: finding.Fail, Check: "need", Message: "no run logs a prompt-GEMM scratch size (" + strings.Join(scratchMetrics[:2], ", ") + ")"}}
 	}
 	var needGB float64
 	var needText, what string

@@ -3,6 +3,7 @@ package tfkld
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/kld"
 	"github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/tail"
 )
 
 // The bootstrap the kld rule runs where a domain has enough documents: a
@@ -38,12 +40,13 @@ type KLDConfig struct {
 
 // KLD is the rule on the sample behind the KLD figures.
 var KLD = &analysis.Analyzer{
-	Name:   "kld",
-	Doc:    "sample size: teacher-forcing KLD over at least 3 documents per domain with a bootstrap confidence interval, or a stated caveat; a pair quoted from one run per side with the cold first run on its expert file states a caveat",
-	Family: analysis.FamilyTFKLD,
-	Fix:    "score at least 3 documents per domain with a bootstrap interval, or state the sample size as a caveat",
-	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.TF, facts.Gate, facts.Plan},
-	Run:    runKLD,
+	Name:    "kld",
+	Doc:     "sample size: teacher-forcing KLD over at least 3 documents per domain with a bootstrap confidence interval, or a stated caveat; a pair quoted from one run per side with the cold first run on its expert file states a caveat",
+	Family:  analysis.FamilyTFKLD,
+	Fix:     "score at least 3 documents per domain with a bootstrap interval, or state the sample size as a caveat",
+	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.TF, facts.Gate, facts.Plan},
+	Metrics: []string{"kld_mean"},
+	Run:     runKLD,
 }
 
 func runKLD(p *analysis.Pass) (any, error) {
@@ -192,18 +195,18 @@ func coldPairs(p *analysis.Pass, cfg KLDConfig) error {
 	if len(flags) == 0 {
 		flags = []string{"--model", "-m"}
 	}
-	// The first run on each model file, among the runs of the programs
-	// the cold set's runs are (the engine's runs, not a baseline's).
-	programs := map[string]bool{}
-	for _, name := range cold {
-		if r := snap.Run(name); r != nil {
-			programs[r.Parser] = true
-		}
+	ms, err := analysis.Fact(p, facts.RunMetrics)
+	if err != nil {
+		return err
 	}
+	// The first run on each model file, among the runs like the cold set's
+	// (the engine's runs, not a baseline's): those with every metric the
+	// cold set's runs share, whichever reader produced them.
+	shared := sharedMetrics(cold, ms)
 	first := map[string]string{} // model file → first run reading it
-	var used, kinds []string
+	var used []string
 	for _, r := range snap.Runs {
-		if !programs[r.Parser] {
+		if len(shared) == 0 || !hasAll(ms[r.Name], shared) {
 			continue
 		}
 		for i := 0; i+1 < len(r.Cmd); i++ {
@@ -213,16 +216,13 @@ func coldPairs(p *analysis.Pass, cfg KLDConfig) error {
 			if !slices.Contains(used, r.Cmd[i]) {
 				used = append(used, r.Cmd[i])
 			}
-			if !slices.Contains(kinds, r.Parser) {
-				kinds = append(kinds, r.Parser)
-			}
 			if _, ok := first[r.Cmd[i+1]]; !ok {
 				first[r.Cmd[i+1]] = r.Name
 			}
 		}
 	}
 	fd := checkColdSet(spec.Claims, cfg.ColdSet, set.Line, cold, first)
-	fd.Source = fmt.Sprintf("the first %s run per %s in results order: %s", strings.Join(kinds, "/"), strings.Join(used, "/"), fd.Source)
+	fd.Source = fmt.Sprintf("the first run per %s in results order among the runs with the %d metrics the cold set's runs share: %s", strings.Join(used, "/"), len(shared), fd.Source)
 	p.Report(fd)
 	isCold := map[string]bool{}
 	for _, r := range cold {
@@ -275,4 +275,41 @@ func checkColdSet(file, name string, line int, cold []string, first map[string]s
 	}
 	f.Message = fmt.Sprintf("set %s is the first run on each model file: %s", name, strings.Join(want, ", "))
 	return f
+}
+
+// sharedMetrics returns the metric names every one of runs has, sorted;
+// nil when runs is empty or one has no metrics.
+func sharedMetrics(runs []string, ms map[string]*tail.Metrics) []string {
+	var shared map[string]bool
+	for _, name := range runs {
+		have := names(ms[name])
+		if shared == nil {
+			shared = have
+			continue
+		}
+		maps.DeleteFunc(shared, func(n string, _ bool) bool { return !have[n] })
+	}
+	return slices.Sorted(maps.Keys(shared))
+}
+
+// names returns the set of metric names of ms.
+func names(ms *tail.Metrics) map[string]bool {
+	out := map[string]bool{}
+	if ms != nil {
+		for _, m := range ms.List {
+			out[m.Name] = true
+		}
+	}
+	return out
+}
+
+// hasAll reports whether ms has every metric of want.
+func hasAll(ms *tail.Metrics, want []string) bool {
+	have := names(ms)
+	for _, n := range want {
+		if !have[n] {
+			return false
+		}
+	}
+	return true
 }

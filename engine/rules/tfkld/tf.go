@@ -18,12 +18,13 @@ import (
 
 // TF is the rule on teacher-forcing token files.
 var TF = &analysis.Analyzer{
-	Name:   "tf",
-	Doc:    "teacher-forcing token files: layout found by template-token text, run flags and eval_tokens agree, hashes match provenance; truncated turns, scored template token, domain labels, <think> newline",
-	Family: analysis.FamilyTFKLD,
-	Fix:    "score teacher forcing on whole turns in the template's format, without template tokens, or state a caveat",
-	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.TF, facts.Gate, facts.Plan},
-	Run:    runTF,
+	Name:    "tf",
+	Doc:     "teacher-forcing token files: layout found by template-token text, run flags and eval_tokens agree, hashes match provenance; truncated turns, scored template token, domain labels, <think> newline",
+	Family:  analysis.FamilyTFKLD,
+	Fix:     "score teacher forcing on whole turns in the template's format, without template tokens, or state a caveat",
+	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.TF, facts.Gate, facts.Plan},
+	Metrics: []string{"top1_count", "top1_total", "kld_mean", "eval_tokens", "tf_n_prompt", "tf_n_gen"},
+	Run:     runTF,
 }
 
 // state is what the tf and kld rules read, gathered once per pass.
