@@ -65,35 +65,88 @@ func TestOnlyReadersOpenFiles(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		imports := map[string]string{} // local name → path
-		for _, im := range f.Imports {
-			path, _ := strconv.Unquote(im.Path.Value)
-			name := path[strings.LastIndex(path, "/")+1:]
-			if im.Name != nil {
-				name = im.Name.Name
-			}
-			imports[name] = path
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			id, ok := sel.X.(*ast.Ident)
-			if !ok {
-				return true
-			}
-			if fns, ok := fileOpeners[imports[id.Name]]; ok && slices.Contains(fns, sel.Sel.Name) {
-				bad = append(bad, fset.Position(sel.Pos()).String()+": "+imports[id.Name]+"."+sel.Sel.Name)
-			}
-			return true
-		})
+		bad = append(bad, callsOf(fset, f, fileOpeners)...)
 		return nil
 	})
 	require.NoError(t, err)
 	for _, b := range bad {
 		rel, _ := filepath.Rel(root, b)
 		t.Errorf("%s: opens a file outside the readers (engine/snapfs); read it through the facts layer", rel)
+	}
+}
+
+// callsOf returns the position and name of every call in f of a function
+// the table lists by import path.
+func callsOf(fset *token.FileSet, f *ast.File, table map[string][]string) []string {
+	imports := map[string]string{} // local name → path
+	for _, im := range f.Imports {
+		path, _ := strconv.Unquote(im.Path.Value)
+		name := path[strings.LastIndex(path, "/")+1:]
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		imports[name] = path
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		id, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if fns, ok := table[imports[id.Name]]; ok && slices.Contains(fns, sel.Sel.Name) {
+			out = append(out, fset.Position(sel.Pos()).String()+": "+imports[id.Name]+"."+sel.Sel.Name)
+		}
+		return true
+	})
+	return out
+}
+
+// checkoutFileCalls are the calls a test that reads a checkout may not
+// make: every file of a checkout is read (and, for -update, written)
+// through engine/snapfs, golden files with golden.AssertFS.
+var checkoutFileCalls = map[string][]string{
+	"os":            {"Open", "OpenFile", "ReadFile", "ReadDir", "DirFS", "Stat", "Lstat", "WriteFile", "Create", "CreateTemp", "Mkdir", "MkdirAll", "Remove", "RemoveAll", "Rename", "Readlink"},
+	"path/filepath": {"Glob", "Walk", "WalkDir", "EvalSymlinks"},
+	"io/ioutil":     {"ReadFile", "ReadDir", "WriteFile"},
+	"github.com/strataspec/strataspec/engine/golden": {"Assert", "WriteFile"},
+}
+
+// TestCheckoutTestsReadThroughSnapfs: a test file in spec/ that reads the
+// checkout STRATA_CHECKOUT names (it calls checkoutDir or liveCheckout)
+// opens, stats and writes nothing by path, so a link or FIFO in a hostile
+// checkout meets snapfs, not the os package.
+func TestCheckoutTestsReadThroughSnapfs(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(snaptest.Root(), "spec", "*_test.go"))
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	readers := 0
+	for _, p := range files {
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		reads := false
+		ast.Inspect(f, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if id, ok := c.Fun.(*ast.Ident); ok && (id.Name == "checkoutDir" || id.Name == "liveCheckout") {
+					reads = true
+				}
+			}
+			return !reads
+		})
+		if !reads {
+			continue
+		}
+		readers++
+		for _, b := range callsOf(fset, f, checkoutFileCalls) {
+			rel, _ := filepath.Rel(snaptest.Root(), b)
+			t.Errorf("%s: a test that reads a checkout touches a file by path; read it through engine/snapfs (golden files: golden.AssertFS)", rel)
+		}
+	}
+	if readers < 2 {
+		t.Errorf("%d test files call checkoutDir or liveCheckout; want checkout_test.go and live_darwin_arm64_test.go at least", readers)
 	}
 }
 

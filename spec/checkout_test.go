@@ -15,6 +15,7 @@ import (
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/golden"
+	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -52,10 +53,11 @@ func checkoutDir(t testing.TB) (string, bool) {
 		return "", false
 	}
 	dir := resolveCheckout(v)
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
+	fsys, err := snapfs.Open(dir)
+	if err != nil {
 		t.Fatalf("%s=%s: %s is not a directory (a relative path is read from the repository root, %s)", envCheckout, v, dir, repoRoot())
 	}
+	fsys.Close()
 	return dir, true
 }
 
@@ -78,15 +80,16 @@ func repoRoot() string {
 }
 
 // checkoutGolden returns where the golden reports of the checkout at dir
-// live and the root the reports print: golden/NAME and fixtures/NAME for a
-// snapshot of this repository, DIR/strataspec/golden and the checkout's
-// base name for any other.
-func checkoutGolden(dir string) (goldenDir, shownRoot string) {
+// live, as a folder confined to its base (read and written through
+// engine/snapfs), and the root the reports print: folder NAME of the
+// repository's golden/ and fixtures/NAME for a snapshot of this repository,
+// strataspec/golden of DIR and the checkout's base name for any other.
+func checkoutGolden(dir string) (base, goldenDir, shownRoot string) {
 	rel, err := filepath.Rel(repoRoot(), dir)
 	if err == nil && filepath.Dir(rel) == "fixtures" {
-		return filepath.Join(repoRoot(), "golden", filepath.Base(rel)), filepath.ToSlash(rel)
+		return filepath.Join(repoRoot(), "golden"), filepath.Base(rel), filepath.ToSlash(rel)
 	}
-	return filepath.Join(dir, "strataspec", "golden"), filepath.Base(dir)
+	return dir, "strataspec/golden", filepath.Base(dir)
 }
 
 // checkResult is one subtest of a checkout's spec: its name, why it fails
@@ -228,17 +231,29 @@ func TestCheckout(t *testing.T) {
 		})
 	}
 	t.Run("golden", func(t *testing.T) {
-		dir, shown := checkoutGolden(root)
-		if _, err := os.Stat(dir); err != nil && !golden.Update() {
-			t.Skipf("no golden reports for this checkout in %s: create them with %s=%s go test ./spec/ -run Checkout/golden -update", dir, envCheckout, os.Getenv(envCheckout))
+		// Read and written through snapfs: a link out of the checkout or a
+		// FIFO at a report's name is a failure naming it, never its
+		// content or a hang, and -update never writes through a link.
+		base, dir, shown := checkoutGolden(root)
+		fsys, err := snapfs.Open(base)
+		require.NoError(t, err)
+		defer fsys.Close()
+		present, err := fsys.Present(dir)
+		if err != nil {
+			t.Fatalf("golden reports of %s: %v", base, err)
+		}
+		if !present && !golden.Update() {
+			t.Skipf("no golden reports for this checkout in %s: create them with %s=%s go test ./spec/ -run Checkout/golden -update", filepath.Join(base, dir), envCheckout, os.Getenv(envCheckout))
 		}
 		rep, err := audit.Audit(root, "")
 		require.NoError(t, err)
 		rep.Root = shown
 		for _, format := range []struct{ name, file string }{{"text", "report.txt"}, {"json", "report.json"}} {
-			var buf bytes.Buffer
-			require.NoError(t, rep.Write(&buf, format.name))
-			golden.Assert(t, filepath.Join(dir, format.file), buf.Bytes())
+			t.Run(format.file, func(t *testing.T) {
+				var buf bytes.Buffer
+				require.NoError(t, rep.Write(&buf, format.name))
+				golden.AssertFS(t, fsys, dir+"/"+format.file, buf.Bytes())
+			})
 		}
 	})
 }
@@ -300,12 +315,12 @@ func TestResolveCheckout(t *testing.T) {
 			t.Errorf("resolveCheckout(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
-	for _, tt := range []struct{ dir, golden, shown string }{
-		{filepath.Join(root, "fixtures", "m5"), filepath.Join(root, "golden", "m5"), "fixtures/m5"},
-		{"/Users/m5/strata", "/Users/m5/strata/strataspec/golden", "strata"},
+	for _, tt := range []struct{ dir, base, golden, shown string }{
+		{filepath.Join(root, "fixtures", "m5"), filepath.Join(root, "golden"), "m5", "fixtures/m5"},
+		{"/Users/m5/strata", "/Users/m5/strata", "strataspec/golden", "strata"},
 	} {
-		if g, s := checkoutGolden(tt.dir); g != tt.golden || s != tt.shown {
-			t.Errorf("checkoutGolden(%q) = %q, %q; want %q, %q", tt.dir, g, s, tt.golden, tt.shown)
+		if b, g, s := checkoutGolden(tt.dir); b != tt.base || g != tt.golden || s != tt.shown {
+			t.Errorf("checkoutGolden(%q) = %q, %q, %q; want %q, %q, %q", tt.dir, b, g, s, tt.base, tt.golden, tt.shown)
 		}
 	}
 }

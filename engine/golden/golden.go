@@ -13,13 +13,17 @@ package golden
 import (
 	"bytes"
 	"flag"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/strataspec/strataspec/engine/snapfs"
 )
 
 // flagUpdate is registered defensively: another package linked into the same
@@ -66,22 +70,48 @@ func checkUpdateAllowed(getenv func(string) string) error {
 // reports a line diff and the command that would accept the new output.
 func Assert(t testing.TB, path string, got []byte) {
 	t.Helper()
+	assert(t, displayPath(path), got, func() ([]byte, error) { return os.ReadFile(path) }, func() error { return WriteFile(path, got) })
+}
+
+// AssertFS is Assert for a golden file that lives in a checkout, not in
+// this repository: rel is read through fsys (engine/snapfs: confined to the
+// checkout, regular files only, so a link out or a FIFO there is an error
+// naming it, never content or a hang), and -update writes it through
+// fsys.WriteFile, never through a symbolic link or outside the checkout.
+func AssertFS(t testing.TB, fsys *snapfs.FS, rel string, got []byte) {
+	t.Helper()
+	inCheckout := func(err error) error {
+		if err != nil {
+			return fmt.Errorf("in checkout %s: %w", fsys.Dir(), err)
+		}
+		return nil
+	}
+	assert(t, filepath.Join(fsys.Dir(), filepath.FromSlash(rel)), got,
+		func() ([]byte, error) { b, err := fsys.ReadFile(rel, snapfs.LimitText); return b, inCheckout(err) },
+		func() error { return inCheckout(fsys.WriteFile(rel, got)) })
+}
+
+// assert compares got with what read returns, or calls write under -update.
+func assert(t testing.TB, shown string, got []byte, read func() ([]byte, error), write func() error) {
+	t.Helper()
 	if Update() {
 		if err := checkUpdateAllowed(os.Getenv); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteFile(path, got); err != nil {
-			t.Fatal(err)
+		if err := write(); err != nil {
+			t.Fatalf("golden: %v", err)
 		}
-		t.Logf("golden: rewrote %s; read its diff before committing", path)
+		t.Logf("golden: rewrote %s; read its diff before committing", shown)
 		return
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
+	want, err := read()
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, snapfs.ErrOutside):
 		t.Fatalf("golden: %v\n(a new golden file is created by: go test ./spec/... -update)", err)
+	case err != nil:
+		t.Fatalf("golden: %v", err)
 	}
 	if msg := Diff(want, got); msg != "" {
-		shown := displayPath(path)
 		t.Errorf("golden: %s differs from the output (-want +got):\n%s\nIf the change is deliberate, run: go test ./spec/... -update, and read `git diff %s` before committing.", shown, msg, shown)
 	}
 }

@@ -19,8 +19,10 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Size limits per kind of input. They are generous for real data (the
@@ -95,6 +97,9 @@ func (f *FS) wrap(rel string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		msg = "does not exist"
+		if st, lerr := f.root.Lstat(rel); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+			msg = "a symbolic link that leads nowhere"
+		}
 	case errors.Is(err, fs.ErrPermission):
 		msg = "permission denied"
 	case strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes"):
@@ -324,4 +329,69 @@ func Resolve(recorded, machineDir string) (rel string, ok bool) {
 		return "", false
 	}
 	return c, true
+}
+
+// WriteFile writes data to the file rel inside the root atomically (a
+// temporary file in the same folder, synced, then renamed over rel), for the
+// one writer of a checkout's files: `go test ./spec -update` rewriting the
+// checkout's golden reports. Missing folders are created. Nothing is written
+// through a symbolic link: a link at rel or at any folder on its way is
+// refused naming it, as is a path outside the root and a name that is not a
+// regular file (a FIFO, a directory); the old file, if any, is untouched on
+// error.
+func (f *FS) WriteFile(rel string, data []byte) (err error) {
+	c, err := Clean(rel)
+	if err != nil {
+		return err
+	}
+	if c == "." {
+		return &Error{File: rel, Msg: "names the snapshot root, not a file"}
+	}
+	parts := strings.Split(c, "/")
+	for i := range parts {
+		p := path.Join(parts[:i+1]...)
+		st, err := f.root.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			break // nothing there yet: created below, inside the root
+		}
+		if err != nil {
+			return f.wrap(p, err)
+		}
+		switch last := i == len(parts)-1; {
+		case st.Mode()&fs.ModeSymlink != 0:
+			return &Error{File: p, Msg: "a symbolic link: not written through", Err: ErrOutside}
+		case !last && !st.IsDir():
+			return &Error{File: p, Msg: fmt.Sprintf("not a directory (%s): not written", kind(st.Mode()))}
+		case last && !st.Mode().IsRegular():
+			return &Error{File: p, Msg: fmt.Sprintf("not a regular file (%s): not written", kind(st.Mode()))}
+		}
+	}
+	dir := path.Dir(c)
+	if err := f.root.MkdirAll(dir, 0o755); err != nil {
+		return f.wrap(dir, err)
+	}
+	tmp := path.Join(dir, "."+path.Base(c)+".tmp"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	h, err := f.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return f.wrap(tmp, err)
+	}
+	defer func() {
+		if err != nil {
+			h.Close()
+			f.root.Remove(tmp)
+		}
+	}()
+	if _, err = h.Write(data); err != nil {
+		return f.wrap(tmp, err)
+	}
+	if err = h.Sync(); err != nil {
+		return f.wrap(tmp, err)
+	}
+	if err = h.Close(); err != nil {
+		return f.wrap(tmp, err)
+	}
+	if err = f.root.Rename(tmp, c); err != nil {
+		return f.wrap(c, err)
+	}
+	return nil
 }

@@ -147,3 +147,88 @@ func TestGlobRefusals(t *testing.T) {
 		t.Errorf("Glob(missing folder) = %v, %v; want no match and no error", m, err)
 	}
 }
+
+func TestWriteFileNeverThroughALink(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	require.NoError(t, os.WriteFile(secret, []byte("SECRET-hunter2\n"), 0o644))
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "ok.txt"), []byte("old"), 0o644))
+	require.NoError(t, os.Symlink(secret, filepath.Join(root, "abs-link")))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "target.txt"), []byte("old"), 0o644))
+	require.NoError(t, os.Symlink("target.txt", filepath.Join(root, "inside-link")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "dir-link")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(root, "dir"), 0o755))
+
+	fsys, err := Open(root)
+	require.NoError(t, err)
+	defer fsys.Close()
+	for _, tt := range []struct {
+		rel    string
+		errHas string // "" for a write that must succeed
+	}{
+		{"ok.txt", ""},
+		{"new/folder/report.json", ""},
+		{"abs-link", "abs-link: a symbolic link: not written through"},
+		{"inside-link", "inside-link: a symbolic link: not written through"},
+		{"dir-link/secret.txt", "dir-link: a symbolic link: not written through"},
+		{"dir-link/new.txt", "dir-link: a symbolic link: not written through"},
+		{"fifo", "fifo: not a regular file (a FIFO)"},
+		{"dir", "dir: not a regular file (a directory)"},
+		{"ok.txt/x", "ok.txt: not a directory"},
+		{"../" + filepath.Base(outside) + "/secret.txt", "climbs out"},
+		{secret, "absolute path"},
+		{".", "names the snapshot root"},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- fsys.WriteFile(tt.rel, []byte("NEW")) }()
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("WriteFile(%q) did not return: blocked", tt.rel)
+		}
+		switch {
+		case tt.errHas == "" && err != nil:
+			t.Errorf("WriteFile(%q) = %v; want nil", tt.rel, err)
+		case tt.errHas == "":
+			got, rerr := os.ReadFile(filepath.Join(root, filepath.FromSlash(tt.rel)))
+			if rerr != nil || string(got) != "NEW" {
+				t.Errorf("after WriteFile(%q): file holds %q (%v); want %q", tt.rel, got, rerr, "NEW")
+			}
+		case err == nil || !strings.Contains(err.Error(), tt.errHas):
+			t.Errorf("WriteFile(%q) = %v; want an error containing %q", tt.rel, err, tt.errHas)
+		}
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "SECRET-hunter2\n" {
+		t.Errorf("the file outside the root now holds %q; nothing may be written there", b)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+		t.Errorf("the folder outside the root holds %d entries; want only secret.txt", len(ents))
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "target.txt")); string(b) != "old" {
+		t.Errorf("target.txt = %q after the refused write through inside-link; want it untouched, %q", b, "old")
+	}
+	var leftover []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp") {
+			leftover = append(leftover, p)
+		}
+		return nil
+	})
+	if len(leftover) > 0 {
+		t.Errorf("temporary files left behind: %v", leftover)
+	}
+}
+
+func TestReadFileDanglingLink(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.Symlink("gone.log", filepath.Join(root, "run.log")))
+	fsys, err := Open(root)
+	require.NoError(t, err)
+	defer fsys.Close()
+	_, err = fsys.ReadFile("run.log", 100)
+	if want := "run.log: a symbolic link that leads nowhere"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("ReadFile(dangling link) = %v; want %q", err, want)
+	}
+}
