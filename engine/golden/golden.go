@@ -12,8 +12,8 @@ package golden
 
 import (
 	"bytes"
-	"flag"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
