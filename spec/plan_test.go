@@ -26,7 +26,7 @@ var planRules = plangate.Analyzers()
 // checkRule runs one analyzer over c and returns its error: unreadable
 // input, as the audit reports it.
 func checkRule(c *audit.Context, a *analysis.Analyzer) error {
-	_, err := analysis.Run(c.FactSet(), []*analysis.Analyzer{a})
+	_, err := c.Run(a)
 	return err
 }
 
@@ -463,7 +463,7 @@ func TestPlanBadInput(t *testing.T) {
 		snap := *base.Snap
 		snap.Root, snap.FS = t.TempDir(), nil
 		for _, r := range planRules {
-			res, err := analysis.Run((&audit.Context{Snap: &snap, Metrics: base.Metrics}).FactSet(), []*analysis.Analyzer{r})
+			res, err := (&audit.Context{Snap: &snap, Metrics: base.Metrics}).Run(r)
 			if err != nil || len(res) != 1 || res[0].NotApplied != "no PLAN.md" {
 				t.Errorf("rule %s without PLAN.md: error %v, results %+v; want not applied: no PLAN.md", r.Name, err, res)
 			}

@@ -1,18 +1,28 @@
 // Package analysis defines rules as analyzers, after golang.org/x/tools'
-// go/analysis: an Analyzer has a name, a doc, the facts it reads, the
-// analyzers it requires and a run function; the driver (Run) calls them in
-// dependency order, each with a Pass that hands out only the facts the
-// analyzer declared. Families of analyzers live in small packages under
+// go/analysis: an Analyzer has a name, a doc, the analyzers it requires
+// and a run function returning a typed result; a Driver calls them in
+// dependency order over one snapshot, each with a Pass that holds what
+// every analyzer has (the snapshot and its spec, as go/analysis's Pass
+// holds the files and their types) and the results of its requirements.
+//
+// Inputs that can be absent or fail (a run's metrics, the plan and its
+// claims check, the sources, the TF files, the recorded files) are
+// analyzers too, input analyzers that report nothing and return a typed
+// result (Input), in engine/facts. A rule requires the inputs it reads.
+// An input that did not apply makes its dependents not apply for the same
+// reason; one that failed makes them "not applied: failed prerequisite X",
+// and the rest runs. Families of rules live in small packages under
 // engine/rules; engine/rules/all lists them.
 package analysis
 
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
+	"sync"
 
-	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
@@ -27,28 +37,35 @@ const (
 	FamilyCode       = "code"       // literals in the sources
 )
 
-// Analyzer is one rule.
+// Analyzer is one rule, or one input the rules read.
 type Analyzer struct {
 	// Name is the stable rule id reports carry, e.g. "plan.unsourced".
 	Name string
 	// Doc is one line for -list and the README.
 	Doc string
-	// Family groups the rule in reports (Family* constants).
+	// Family groups the rule in reports (Family* constants); "" for an
+	// input analyzer.
 	Family string
 	// Fix is the default "what to fix" line for the rule's fail findings.
 	Fix string
-	// Facts lists every fact the analyzer reads; Fact refuses others.
-	Facts []facts.Kind
 	// Metrics lists the metrics (engine/metric's vocabulary names) the
 	// analyzer reads from runs and records: it applies to every run that
 	// has them, whoever produced them, and says which are missing when
 	// none has them.
 	Metrics []string
-	// Requires lists analyzers whose results Run reads (Pass.ResultOf).
+	// Requires lists the analyzers whose results Run reads
+	// (Pass.ResultOf): when one does not apply or fails, this one does not
+	// run.
 	Requires []*Analyzer
+	// Uses lists analyzers whose results Run reads when they apply: one
+	// that does not apply leaves this one running without its result (an
+	// optional input, such as the plan for a rule that also checks runs no
+	// plan quotes); one that fails stops it, as a requirement does.
+	Uses []*Analyzer
 	// Run reports findings through the pass and returns a result for the
 	// analyzers that require this one. An error wrapping ErrNotApplicable
-	// says the rule's input is absent; any other error is unreadable input.
+	// says the analyzer's input is absent; any other error is unreadable
+	// input.
 	Run func(*Pass) (any, error)
 }
 
@@ -66,22 +83,15 @@ func NotApplicable(format string, args ...any) error {
 // Pass is what an analyzer sees while it runs.
 type Pass struct {
 	Analyzer *Analyzer
-	// ResultOf holds the results of the analyzers in Requires.
+	// Snap is the loaded snapshot: runs, records, notes, its files.
+	Snap *archive.Snapshot
+	// Spec is the checkout's spec (strataspec.json, or the defaults).
+	Spec *checkout.Spec
+	// ResultOf holds the results of the analyzers in Requires, and of
+	// those in Uses that applied.
 	ResultOf map[*Analyzer]any
 
-	set      *facts.Set
 	findings []finding.Finding
-}
-
-// Fact returns the fact k for the pass's analyzer, which must have declared
-// k in its Facts: an undeclared fact is a programming error, returned as
-// one so that a test catches it.
-func Fact[T any](p *Pass, k *facts.Key[T]) (T, error) {
-	if !slices.ContainsFunc(p.Analyzer.Facts, func(d facts.Kind) bool { return d == facts.Kind(k) }) {
-		var zero T
-		return zero, fmt.Errorf("analyzer %s reads fact %q without declaring it in Facts", p.Analyzer.Name, k.Name())
-	}
-	return facts.Get(p.set, k)
 }
 
 // Report records a finding; its Rule defaults to the analyzer's name and its
@@ -90,8 +100,8 @@ func (p *Pass) Report(f finding.Finding) {
 	if f.Rule == "" {
 		f.Rule = p.Analyzer.Name
 	}
-	if f.ID == "" && p.set.Snap != nil && p.set.Snap.Spec != nil {
-		f.ID = p.set.Snap.Spec.ID(f.Rule, f.Check)
+	if f.ID == "" && p.Spec != nil {
+		f.ID = p.Spec.ID(f.Rule, f.Check)
 	}
 	if f.Fix == "" && f.Severity > finding.Pass {
 		f.Fix = p.Analyzer.Fix
@@ -99,65 +109,144 @@ func (p *Pass) Report(f finding.Finding) {
 	p.findings = append(p.findings, f)
 }
 
+// ReportAll reports every finding of fs.
+func (p *Pass) ReportAll(fs []finding.Finding) {
+	for _, f := range fs {
+		p.Report(f)
+	}
+}
+
 // Result is one analyzer's outcome.
 type Result struct {
 	Analyzer *Analyzer
 	Findings []finding.Finding
-	// NotApplied says why the rule did not apply, "" when it did.
+	// NotApplied says why the analyzer did not apply, "" when it did.
 	NotApplied string
-	// Err is unreadable input (or a programming error): the audit stops.
+	// Err is the analyzer's own error: unreadable input, or a programming
+	// error. Its dependents did not apply ("failed prerequisite").
 	Err error
+
+	value any
 }
 
-// Run runs the analyzers and every analyzer they require, each once, in
-// dependency order (requirements first, otherwise in the order given). It
-// stops at the first error. A finding without a valid severity is an error.
-func Run(set *facts.Set, as []*Analyzer) ([]Result, error) {
+// A Driver runs analyzers over one snapshot, each at most once: a result
+// computed for one Run is kept for the next, so that a caller reading an
+// input (the plan check, for -suggest) and then running the rules reads
+// every input once. It is safe for concurrent use; runs are serialised.
+type Driver struct {
+	snap *archive.Snapshot
+	spec *checkout.Spec
+
+	mu    sync.Mutex
+	done  map[*Analyzer]*Result
+	order []*Analyzer // analyzers run, in the order they ran
+}
+
+// NewDriver returns a driver over a loaded snapshot.
+func NewDriver(snap *archive.Snapshot) *Driver {
+	spec := snap.Spec
+	if spec == nil {
+		spec = checkout.Default()
+	}
+	return &Driver{snap: snap, spec: spec, done: map[*Analyzer]*Result{}}
+}
+
+// Snapshot returns the snapshot the driver runs over.
+func (d *Driver) Snapshot() *archive.Snapshot { return d.snap }
+
+// Preset sets a's result to v, as if a had run and returned it: for a
+// caller that holds an input already (metrics parsed by hand in a test).
+// A result already computed or preset is kept.
+func (d *Driver) Preset(a *Analyzer, v any) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.done[a]; !ok {
+		d.done[a] = &Result{Analyzer: a, value: v}
+	}
+}
+
+// Run runs the analyzers and every analyzer they require or use, each
+// once, in dependency order (requirements first, otherwise in the order
+// given), and returns the outcomes of the analyzers as (not their
+// requirements), in the order given. An analyzer's error is its Result's
+// Err, and its dependents do not apply; Run's own error is a malformed
+// list (a cycle, two analyzers of one name) or a finding without a
+// severity.
+func (d *Driver) Run(as []*Analyzer) ([]Result, error) {
 	order, err := sortDeps(as)
 	if err != nil {
 		return nil, err
 	}
-	results := map[*Analyzer]any{}
-	skipped := map[*Analyzer]string{} // analyzers that did not apply, and why
-	var out []Result
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for _, a := range order {
-		p := &Pass{Analyzer: a, ResultOf: map[*Analyzer]any{}, set: set}
-		blocked := ""
-		for _, r := range a.Requires {
-			p.ResultOf[r] = results[r]
-			if why, ok := skipped[r]; ok && blocked == "" {
-				blocked = fmt.Sprintf("requires %s, which did not apply: %s", r.Name, why)
-			}
-		}
-		if blocked != "" {
-			// As go/analysis does: an analyzer whose requirement has no
-			// result is not run.
-			skipped[a] = blocked
-			out = append(out, Result{Analyzer: a, NotApplied: blocked})
+		if _, ok := d.done[a]; ok {
 			continue
 		}
-		v, err := a.Run(p)
-		res := Result{Analyzer: a, Findings: p.findings}
-		switch {
-		case errors.Is(err, ErrNotApplicable):
-			res.NotApplied = strings.TrimPrefix(err.Error(), ErrNotApplicable.Error()+": ")
-		case errors.Is(err, facts.ErrAbsent):
-			res.NotApplied = err.Error()
-		case err != nil:
-			return out, fmt.Errorf("%w (rule %s)", err, a.Name)
+		res, err := d.run(a)
+		if err != nil {
+			return nil, err
 		}
-		for _, f := range res.Findings {
-			if !f.Severity.Valid() {
-				return out, fmt.Errorf("internal error: rule %s reported %q without a severity", a.Name, f.String())
-			}
-		}
-		if res.NotApplied != "" {
-			skipped[a] = res.NotApplied
-		}
-		results[a] = v
-		out = append(out, res)
+		d.done[a] = res
+		d.order = append(d.order, a)
+	}
+	out := make([]Result, 0, len(as))
+	for _, a := range as {
+		out = append(out, *d.done[a])
 	}
 	return out, nil
+}
+
+// Failed returns the outcomes of every analyzer that failed (its Run
+// returned an error other than not applicable), requirements included, in
+// the order they ran.
+func (d *Driver) Failed() []Result {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []Result
+	for _, a := range d.order {
+		if r := d.done[a]; r.Err != nil {
+			out = append(out, *r)
+		}
+	}
+	return out
+}
+
+// run runs one analyzer whose requirements have run.
+func (d *Driver) run(a *Analyzer) (*Result, error) {
+	p := &Pass{Analyzer: a, Snap: d.snap, Spec: d.spec, ResultOf: map[*Analyzer]any{}}
+	for _, r := range deps(a) {
+		rr := d.done[r]
+		why := ""
+		switch {
+		case rr.Err != nil:
+			why = fmt.Sprintf("failed prerequisite %s: %v", r.Name, rr.Err)
+		case rr.NotApplied != "" && declares(a.Requires, r):
+			why = rr.NotApplied // as the input says: "PLAN.md: not in the snapshot"
+		case rr.NotApplied != "":
+			continue // a used input that did not apply: run without it
+		}
+		if why != "" {
+			// As go/analysis does: an analyzer whose requirement has no
+			// result is not run.
+			return &Result{Analyzer: a, NotApplied: why}, nil
+		}
+		p.ResultOf[r] = rr.value
+	}
+	v, err := a.Run(p)
+	res := &Result{Analyzer: a, Findings: p.findings, value: v}
+	switch {
+	case errors.Is(err, ErrNotApplicable):
+		res.NotApplied = strings.TrimPrefix(err.Error(), ErrNotApplicable.Error()+": ")
+	case err != nil:
+		res.Err = err
+	}
+	for _, f := range res.Findings {
+		if !f.Severity.Valid() {
+			return nil, fmt.Errorf("internal error: rule %s reported %q without a severity", a.Name, f.String())
+		}
+	}
+	return res, nil
 }
 
 func sortDeps(as []*Analyzer) ([]*Analyzer, error) {
@@ -172,7 +261,7 @@ func sortDeps(as []*Analyzer) ([]*Analyzer, error) {
 			return nil
 		}
 		state[a] = 1
-		for _, r := range a.Requires {
+		for _, r := range deps(a) {
 			if err := visit(r, append(path, a.Name)); err != nil {
 				return err
 			}
@@ -194,7 +283,7 @@ func sortDeps(as []*Analyzer) ([]*Analyzer, error) {
 			return nil
 		}
 		names[a.Name] = a
-		for _, r := range a.Requires {
+		for _, r := range deps(a) {
 			if err := check(r, "required by "+a.Name); err != nil {
 				return err
 			}
@@ -214,14 +303,82 @@ func sortDeps(as []*Analyzer) ([]*Analyzer, error) {
 	return order, nil
 }
 
-// OptionalSettings decodes the analyzer's settings, "rules": {"<name>":
-// {…}} in the checkout's spec file, strictly into v, for a rule that also
-// works without them; found is false when the spec has none. The analyzer
-// must declare facts.Spec.
-func OptionalSettings(p *Pass, v any) (found bool, err error) {
-	spec, err := Fact(p, facts.Spec)
-	if err != nil {
-		return false, err
+// deps returns a's requirements and the analyzers it uses.
+func deps(a *Analyzer) []*Analyzer {
+	return append(append([]*Analyzer(nil), a.Requires...), a.Uses...)
+}
+
+// Input is an input analyzer whose result has type T: a rule lists
+// in.Analyzer in its Requires (or Uses) and reads the result with Of.
+type Input[T any] struct {
+	*Analyzer
+}
+
+// NewInput returns the input analyzer name, read by read. An input
+// reports no findings; an error wrapping ErrNotApplicable says the
+// snapshot does not have it.
+func NewInput[T any](name, doc string, read func(*Pass) (T, error), requires ...*Analyzer) *Input[T] {
+	if name == "" || read == nil {
+		panic("analysis: NewInput with an empty name or a nil reader")
 	}
-	return spec.Rule(p.Analyzer.Name, v)
+	return &Input[T]{&Analyzer{Name: name, Doc: doc, Requires: requires,
+		Run: func(p *Pass) (any, error) { return read(p) }}}
+}
+
+// Using adds as to the input's Uses (inputs it reads when they apply) and
+// returns the input.
+func (in *Input[T]) Using(as ...*Analyzer) *Input[T] {
+	in.Uses = append(in.Uses, as...)
+	return in
+}
+
+// Of returns the input's result in p. The pass's analyzer must require
+// the input: reading one it did not declare is a programming error, and
+// panics, as a type assertion on a missing go/analysis result does.
+func (in *Input[T]) Of(p *Pass) T {
+	v, ok := in.Lookup(p)
+	if !ok && !declares(p.Analyzer.Requires, in.Analyzer) {
+		panic(fmt.Sprintf("analysis: %s reads input %s without requiring it", p.Analyzer.Name, in.Name))
+	}
+	return v
+}
+
+// Lookup returns the input's result in p and whether there is one: false
+// for an input in the pass's Uses that did not apply (or one not declared).
+func (in *Input[T]) Lookup(p *Pass) (T, bool) {
+	v, ok := p.ResultOf[in.Analyzer]
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	t, _ := v.(T) // a nil value of an interface type asserts to the zero T
+	return t, true
+}
+
+func declares(as []*Analyzer, a *Analyzer) bool {
+	for _, b := range as {
+		if a == b {
+			return true
+		}
+	}
+	return false
+}
+
+// Compute runs the input in (and what it requires) on d and returns its
+// result: for a caller outside a rule (a tool, a test). An input that did
+// not apply is an error wrapping ErrNotApplicable.
+func Compute[T any](d *Driver, in *Input[T]) (T, error) {
+	var zero T
+	res, err := d.Run([]*Analyzer{in.Analyzer})
+	if err != nil {
+		return zero, err
+	}
+	switch r := res[0]; {
+	case r.Err != nil:
+		return zero, r.Err
+	case r.NotApplied != "":
+		return zero, fmt.Errorf("%w: %s", ErrNotApplicable, r.NotApplied)
+	}
+	t, _ := res[0].value.(T)
+	return t, nil
 }

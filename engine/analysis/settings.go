@@ -2,8 +2,6 @@ package analysis
 
 import (
 	"github.com/strataspec/strataspec/engine/checkout"
-	"github.com/strataspec/strataspec/engine/facts"
-	"github.com/strataspec/strataspec/engine/finding"
 )
 
 // Validator is a rule's settings type: it checks the settings after they
@@ -14,27 +12,23 @@ type Validator interface {
 
 // Settings decodes the settings of the pass's rule, or of the name given
 // (a rule or family name under the spec's "rules"), into cfg, a pointer,
-// and validates them. The analyzer must declare facts.Spec. A spec without
-// settings for name is an error wrapping ErrNotApplicable whose reason
-// says what is missing (what, e.g. "route_parity configurations").
+// and validates them. A spec without settings for name is an error
+// wrapping ErrNotApplicable whose reason says what is missing (what, e.g.
+// "route_parity configurations").
 func Settings(p *Pass, name, what string, cfg Validator) error {
-	spec, err := Fact(p, facts.Spec)
-	if err != nil {
-		return err
-	}
-	found, err := spec.Rule(name, cfg)
+	found, err := p.Spec.Rule(name, cfg)
 	if err != nil {
 		return err
 	}
 	if !found {
 		return NotApplicable("no %s under \"rules\": {\"%s\"} in %s", what, name, checkout.File)
 	}
-	return cfg.Validate(spec)
+	return cfg.Validate(p.Spec)
 }
 
-// ReportAll reports every finding of fs.
-func (p *Pass) ReportAll(fs []finding.Finding) {
-	for _, f := range fs {
-		p.Report(f)
-	}
+// OptionalSettings decodes the analyzer's settings, "rules": {"<name>":
+// {…}} in the checkout's spec file, strictly into v, for a rule that also
+// works without them; found is false when the spec has none.
+func OptionalSettings(p *Pass, v any) (found bool, err error) {
+	return p.Spec.Rule(p.Analyzer.Name, v)
 }

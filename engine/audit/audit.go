@@ -5,6 +5,7 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -12,7 +13,6 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
-	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/report"
@@ -32,18 +32,19 @@ func Load(root string) (*Context, error) {
 	if err := snap.Spec.CheckNames(knownRule); err != nil {
 		return nil, err
 	}
-	set := facts.New(snap)
-	runMs, err := facts.Get(set, facts.RunMetrics)
+	d := analysis.NewDriver(snap)
+	runMs, err := analysis.Compute(d, facts.RunMetrics)
 	if err != nil {
 		return nil, err
 	}
-	recMs, err := facts.Get(set, facts.RecordMetrics)
+	recMs, err := analysis.Compute(d, facts.RecordMetrics)
 	if err != nil {
 		return nil, err
 	}
-	// Runs and records in one map for callers that list metrics; the facts
-	// keep them apart, so a run named like a record's file replaces nothing.
-	ctx := &Context{Snap: snap, Facts: set, Metrics: make(map[string]*tail.Metrics, len(runMs)+len(recMs))}
+	// Runs and records in one map for callers that list metrics; the
+	// inputs keep them apart, so a run named like a record's file replaces
+	// nothing.
+	ctx := &Context{Snap: snap, driver: d, Metrics: make(map[string]*tail.Metrics, len(runMs)+len(recMs))}
 	for k, v := range runMs {
 		ctx.Metrics[k] = v
 	}
@@ -65,29 +66,30 @@ func IsLlamaCpp(r *archive.Run) bool {
 	return false
 }
 
-// Context is a loaded snapshot: the snapshot, its facts, and every run's
-// and record's parsed metrics (runs by name, records by file).
+// Context is a loaded snapshot: the snapshot, every run's and record's
+// parsed metrics (runs by name, records by file), and the driver that
+// runs analyzers over it.
 type Context struct {
 	Snap *archive.Snapshot
 	// Metrics holds the parsed output of every run, by run name, and of
 	// every record beside the runs, by file.
 	Metrics map[string]*tail.Metrics
-	// Facts is the snapshot's facts layer.
-	Facts *facts.Set
 
-	mu sync.Mutex
+	mu     sync.Mutex
+	driver *analysis.Driver
 }
 
-// FactSet returns the context's facts: Facts, or, for a context built by
-// hand without them, a set over Snap holding the context's Metrics as the
-// run and record metrics (made once and kept in Facts).
-func (c *Context) FactSet() *facts.Set {
+// Driver returns the context's analysis driver, which keeps every input
+// it reads for the next run; for a context built by hand, a driver over
+// Snap holding the context's Metrics as the run and record metrics (made
+// once and kept).
+func (c *Context) Driver() *analysis.Driver {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.Facts != nil {
-		return c.Facts
+	if c.driver != nil {
+		return c.driver
 	}
-	set := facts.New(c.Snap)
+	d := analysis.NewDriver(c.Snap)
 	if c.Metrics != nil && c.Snap != nil {
 		runs := make(map[string]*tail.Metrics, len(c.Snap.Runs))
 		for _, r := range c.Snap.Runs {
@@ -99,18 +101,18 @@ func (c *Context) FactSet() *facts.Set {
 				recs[name] = ms
 			}
 		}
-		facts.Put(set, facts.RunMetrics, runs)
-		facts.Put(set, facts.RecordMetrics, recs)
+		d.Preset(facts.RunMetrics.Analyzer, runs)
+		d.Preset(facts.RecordMetrics.Analyzer, recs)
 	}
-	c.Facts = set
-	return set
+	c.driver = d
+	return d
 }
 
 // PlanCheck returns the plan checked against its claims table (facts.Gate),
-// computed once per context. A plan or table not in the snapshot is an
-// error matching facts.ErrAbsent.
+// computed once per context. A plan not in the snapshot is an error
+// matching facts.ErrAbsent.
 func (c *Context) PlanCheck() (*facts.PlanCheck, error) {
-	return facts.Get(c.FactSet(), facts.Gate)
+	return analysis.Compute(c.Driver(), facts.Gate)
 }
 
 // Selection is a set of analyzers to run.
@@ -200,11 +202,8 @@ func RunSelection(ctx *Context, sel Selection) (*report.Report, error) {
 	var fs []finding.Finding
 	var infos []report.RuleInfo
 	if len(sel.Analyzers) > 0 {
-		res, err := analysis.Run(ctx.FactSet(), sel.Analyzers)
+		res, err := ctx.Run(sel.Analyzers...)
 		if err != nil {
-			if ie, ok := inputError(ctx, err); ok {
-				return nil, ie
-			}
 			return nil, err
 		}
 		for _, r := range res {
@@ -223,17 +222,31 @@ func RunSelection(ctx *Context, sel Selection) (*report.Report, error) {
 	return out, nil
 }
 
-// inputError returns the claims table's syntax errors when err is one of
-// them: a file every plan rule reads is named by its file and line alone,
-// not by the rule that happened to read it first.
-func inputError(ctx *Context, err error) (error, bool) {
-	if _, ok := errors.AsType[*claims.Error](err); !ok {
-		return nil, false
+// Run runs the analyzers over the context (each at most once per context)
+// and returns their outcomes. An analyzer that failed, or an input one
+// of them read that failed, is an error: unreadable input, named by its
+// file and place.
+func (c *Context) Run(as ...*analysis.Analyzer) ([]analysis.Result, error) {
+	d := c.Driver()
+	res, err := d.Run(as)
+	if err != nil {
+		return nil, err
 	}
-	if _, cerr := facts.Get(ctx.FactSet(), facts.Claims); cerr != nil {
-		return cerr, true
+	if failed := d.Failed(); len(failed) > 0 {
+		return res, failure(failed[0], as)
 	}
-	return nil, false
+	return res, nil
+}
+
+// failure is the error of an analyzer that failed: a rule's (one of as)
+// names the rule after the file and place; an input's names its file and
+// place alone (a file every plan rule reads is not the error of the rule
+// that happened to read it first).
+func failure(r analysis.Result, as []*analysis.Analyzer) error {
+	if !slices.Contains(as, r.Analyzer) {
+		return r.Err
+	}
+	return fmt.Errorf("%w (rule %s)", r.Err, r.Analyzer.Name)
 }
 
 // ErrNothing is matched (errors.Is) by the error of a snapshot that holds
@@ -248,7 +261,7 @@ func CheckSomething(ctx *Context) error {
 	if len(snap.Runs) > 0 || len(snap.Parity) > 0 || snap.SelfTest != nil {
 		return nil
 	}
-	if _, err := facts.Get(ctx.FactSet(), facts.Plan); !errors.Is(err, facts.ErrAbsent) {
+	if _, err := analysis.Compute(ctx.Driver(), facts.Plan); !errors.Is(err, facts.ErrAbsent) {
 		return nil
 	}
 	return fmt.Errorf("%s: %w: no %s, no run and no record (-root names a strata checkout or a folder of llama.cpp logs)",

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"github.com/strataspec/strataspec/engine/analysis"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/checkout"
@@ -19,9 +20,9 @@ type Echo struct {
 // llama-completion's text before its summary), by run name. Only those
 // outputs are read again, and an echo is copied out of its output, so a
 // large snapshot's logs are not kept.
-var PromptEchoes = NewKey("prompt echoes", func(s *Set) (map[string]Echo, error) {
+var PromptEchoes = analysis.NewInput("prompt echoes", "the prompts the llama.cpp runs echo", func(p *analysis.Pass) (map[string]Echo, error) {
 	out := map[string]Echo{}
-	for _, r := range s.Snap.Runs {
+	for _, r := range p.Snap.Runs {
 		if r.Parser != checkout.ParserLlamaCpp || len(runconf.Of(r, nil, nil).Files) == 0 {
 			continue
 		}

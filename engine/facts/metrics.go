@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/llamacpp"
@@ -11,10 +12,10 @@ import (
 // RunMetrics are the metrics parsed from every run's tail, by run name.
 // A tail that parses with errors keeps them in its Metrics; a run whose
 // program has no parser gets Metrics with one error saying so.
-var RunMetrics = NewKey("run metrics", func(s *Set) (map[string]*tail.Metrics, error) {
-	out := make(map[string]*tail.Metrics, len(s.Snap.Runs))
-	for _, r := range s.Snap.Runs {
-		ms := ParseRun(s.Snap.Spec, r)
+var RunMetrics = analysis.NewInput("run metrics", "every run's parsed output", func(p *analysis.Pass) (map[string]*tail.Metrics, error) {
+	out := make(map[string]*tail.Metrics, len(p.Snap.Runs))
+	for _, r := range p.Snap.Runs {
+		ms := ParseRun(p.Spec, r)
 		ms.Detach() // keep the metrics, not the tail they were sliced from
 		out[r.Name] = ms
 	}
@@ -24,12 +25,12 @@ var RunMetrics = NewKey("run metrics", func(s *Set) (map[string]*tail.Metrics, e
 // RecordMetrics are the metrics of the records beside the runs (route_parity
 // logs, the self-test output), by file. They are kept apart from runs: a
 // run named like a record's file cannot replace its metrics.
-var RecordMetrics = NewKey("record metrics", func(s *Set) (map[string]*tail.Metrics, error) {
+var RecordMetrics = analysis.NewInput("record metrics", "the parsed records beside the runs", func(p *analysis.Pass) (map[string]*tail.Metrics, error) {
 	out := map[string]*tail.Metrics{}
-	for _, rec := range s.Snap.Parity {
+	for _, rec := range p.Snap.Parity {
 		out[rec.File] = tail.ParseRouteParity(rec.File, rec.Text)
 	}
-	if rec := s.Snap.SelfTest; rec != nil {
+	if rec := p.Snap.SelfTest; rec != nil {
 		out[rec.File] = tail.ParseSelfTest(rec.File, rec.Text)
 	}
 	return out, nil

@@ -1,7 +1,7 @@
 package facts
 
 import (
-	"errors"
+	"github.com/strataspec/strataspec/engine/analysis"
 
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/plan"
@@ -27,50 +27,35 @@ type PlanCheck struct {
 // caveats (comparisons, KLD, TF). Without a plan it is absent (ErrAbsent);
 // a plan without a claims table is checked against an empty table
 // (PlanCheck.NoClaims).
-var Gate = NewKey("plan check", func(s *Set) (*PlanCheck, error) {
-	doc, err := Get(s, Plan)
-	if err != nil {
-		return nil, err
-	}
-	t, err := Get(s, Claims)
-	noClaims := errors.Is(err, ErrAbsent)
+var Gate = analysis.NewInput("plan check", "the plan checked against its claims table", func(p *analysis.Pass) (*PlanCheck, error) {
+	doc := Plan.Of(p)
+	t, ok := Claims.Lookup(p)
+	noClaims := !ok
 	if noClaims {
 		// a plan without its claims table: nothing is gated, and the
 		// plan's numbers are counted as ungated rather than passed over
-		spec, err := Get(s, Spec)
-		if err != nil {
-			return nil, err
-		}
-		t = claims.Parse(spec.Claims, nil)
-	} else if err != nil {
-		return nil, err
+		t = claims.Parse(p.Spec.Claims, nil)
 	}
-	runs, err := Get(s, RunMetrics)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := Get(s, RecordMetrics)
-	if err != nil {
-		return nil, err
-	}
+	runs := RunMetrics.Of(p)
+	recs := RecordMetrics.Of(p)
 	env := &claims.Env{Metrics: make(map[string]*tail.Metrics, len(runs)+len(recs)), Table: t}
 	// the tails, for code spans in the plan that quote a tail line
-	tails := make(map[string]string, len(s.Snap.Parity))
+	tails := make(map[string]string, len(p.Snap.Parity))
 	env.Tail = func(run string) string {
-		if r := s.Snap.Run(run); r != nil {
+		if r := p.Snap.Run(run); r != nil {
 			t, _ := r.Text() // read when a code span asks; an unreadable one quotes nothing
 			return t
 		}
 		return tails[run]
 	}
-	for _, r := range s.Snap.Runs {
+	for _, r := range p.Snap.Runs {
 		env.Names = append(env.Names, r.Name)
 		env.Metrics[r.Name] = runs[r.Name]
 	}
-	for _, rec := range s.Snap.Parity {
+	for _, rec := range p.Snap.Parity {
 		env.Names = append(env.Names, rec.File)
 		env.Metrics[rec.File] = recs[rec.File]
 		tails[rec.File] = rec.Text
 	}
 	return &PlanCheck{Doc: doc, Table: t, Env: env, Result: claims.Check(doc, t, env), NoClaims: noClaims}, nil
-})
+}, Plan.Analyzer, RunMetrics.Analyzer, RecordMetrics.Analyzer).Using(Claims.Analyzer) // no claims table: NoClaims

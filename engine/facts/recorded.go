@@ -3,6 +3,7 @@ package facts
 import (
 	"errors"
 	"fmt"
+	"github.com/strataspec/strataspec/engine/analysis"
 	"io/fs"
 
 	"github.com/strataspec/strataspec/engine/num"
@@ -65,7 +66,7 @@ func (fs RecordedFiles) Describe(name string) string { return fs[name].Describe(
 // cannot be read (a FIFO, a directory, over the size limit) is an error
 // naming the record that names it: the audit cannot judge an input it
 // cannot read.
-var Files = NewKey("recorded files", func(s *Set) (RecordedFiles, error) {
+var Files = analysis.NewInput("recorded files", "the files the run records name", func(p *analysis.Pass) (RecordedFiles, error) {
 	out := RecordedFiles{}
 	add := func(name, where string, keep bool) error {
 		if f, ok := out[name]; ok && (f.Data != nil || !keep || !f.Read()) {
@@ -73,13 +74,13 @@ var Files = NewKey("recorded files", func(s *Set) (RecordedFiles, error) {
 		}
 		f := &RecordedFile{Name: name}
 		out[name] = f
-		rel, ok := s.Snap.Rel(name)
+		rel, ok := p.Snap.Rel(name)
 		if !ok {
 			f.Outside = true
 			return nil
 		}
 		f.Rel = rel
-		b, err := s.Snap.ReadFile(name)
+		b, err := p.Snap.ReadFile(name)
 		switch {
 		case errors.Is(err, snapfs.ErrOutside):
 			f.Outside, f.Rel = true, ""
@@ -97,21 +98,21 @@ var Files = NewKey("recorded files", func(s *Set) (RecordedFiles, error) {
 		}
 		return nil
 	}
-	prov := s.Snap.Provenance
-	for _, p := range prov.Prompts {
-		if err := add(p.Path, fmt.Sprintf("%s:%d: %s", s.Snap.ResultsFile, p.Line, p.JSONPath), true); err != nil {
+	prov := p.Snap.Provenance
+	for _, pf := range prov.Prompts {
+		if err := add(pf.Path, fmt.Sprintf("%s:%d: %s", p.Snap.ResultsFile, pf.Line, pf.JSONPath), true); err != nil {
 			return nil, err
 		}
 	}
-	for _, r := range s.Snap.Runs {
+	for _, r := range p.Snap.Runs {
 		for _, name := range runconf.Of(r, nil, nil).Files {
 			if err := add(name, fmt.Sprintf("%s:%d: run %s", r.File, r.Line, r.Name), true); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for _, p := range prov.Files {
-		if err := add(p.Path, fmt.Sprintf("%s:%d: %s", s.Snap.ResultsFile, p.Line, p.JSONPath), false); err != nil {
+	for _, pf := range prov.Files {
+		if err := add(pf.Path, fmt.Sprintf("%s:%d: %s", p.Snap.ResultsFile, pf.Line, pf.JSONPath), false); err != nil {
 			return nil, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/snaptest"
@@ -18,7 +19,7 @@ func TestFiles(t *testing.T) {
 	snaptest.EditNth(t, filepath.Join(root, snaptest.ResultsFile), `"data/m5_val_prompts/strata_prompt_2048tok.txt"`, `"../outside.txt"`, 1)
 	snap, err := archive.Load(root)
 	require.NoError(t, err)
-	files, err := facts.Get(facts.New(snap), facts.Files)
+	files, err := analysis.Compute(analysis.NewDriver(snap), facts.Files)
 	require.NoError(t, err)
 
 	tests := []struct {

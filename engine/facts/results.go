@@ -3,6 +3,7 @@ package facts
 import (
 	"errors"
 	"fmt"
+	"github.com/strataspec/strataspec/engine/analysis"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/jsontree"
@@ -22,17 +23,14 @@ type ResultsDocs struct {
 
 // Results are the parsed results documents, for the rules that read a
 // runner's own tables out of them (engine/tables).
-var Results = NewKey("results documents", func(s *Set) (*ResultsDocs, error) {
-	spec, err := Get(s, Spec)
-	if err != nil {
-		return nil, err
-	}
+var Results = analysis.NewInput("results documents", "the results files as JSON documents", func(p *analysis.Pass) (*ResultsDocs, error) {
+	spec := p.Spec
 	out := &ResultsDocs{Docs: map[string]*jsontree.Doc{}}
-	if s.Snap.FS == nil {
+	if p.Snap.FS == nil {
 		return out, nil
 	}
 	for _, rs := range spec.Results {
-		files, err := s.Snap.FS.Glob(rs.File)
+		files, err := p.Snap.FS.Glob(rs.File)
 		if err != nil {
 			return nil, err
 		}
@@ -40,12 +38,12 @@ var Results = NewKey("results documents", func(s *Set) (*ResultsDocs, error) {
 			if strings.HasSuffix(f, ".jsonl") || out.Docs[f] != nil {
 				continue
 			}
-			if doc := s.Snap.Docs[f]; doc != nil { // parsed by the loader
+			if doc := p.Snap.Docs[f]; doc != nil { // parsed by the loader
 				out.Files = append(out.Files, f)
 				out.Docs[f] = doc
 				continue
 			}
-			data, err := s.Snap.FS.ReadFile(f, snapfs.LimitResults)
+			data, err := p.Snap.FS.ReadFile(f, snapfs.LimitResults)
 			if err != nil {
 				return nil, err
 			}

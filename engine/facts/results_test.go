@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/strataspec/strataspec/engine/tables"
@@ -14,7 +15,7 @@ import (
 func TestResultsTables(t *testing.T) {
 	snap, err := archive.Load(snaptest.Fixture(t, "m5-v3"))
 	require.NoError(t, err)
-	docs, err := Get(New(snap), Results)
+	docs, err := analysis.Compute(analysis.NewDriver(snap), Results)
 	require.NoError(t, err)
 	require.Equal(t, []string{snaptest.ResultsFile}, docs.Files)
 

@@ -1,23 +1,20 @@
 package facts
 
-import "github.com/strataspec/strataspec/engine/runconf"
+import (
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/runconf"
+)
 
 // RunConfigs are the runs' configurations (binary, mode, threads, prompt
 // file and its hash, batch sizes, token counts, every other setting), by
 // run name, from each run's argv, environment, parsed tail and the files
 // its command line names.
-var RunConfigs = NewKey("run configurations", func(s *Set) (map[string]runconf.Config, error) {
-	files, err := Get(s, Files)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := Get(s, RunMetrics)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]runconf.Config, len(s.Snap.Runs))
-	for _, r := range s.Snap.Runs {
+var RunConfigs = analysis.NewInput("run configurations", "every run's configuration", func(p *analysis.Pass) (map[string]runconf.Config, error) {
+	files := Files.Of(p)
+	ms := RunMetrics.Of(p)
+	out := make(map[string]runconf.Config, len(p.Snap.Runs))
+	for _, r := range p.Snap.Runs {
 		out[r.Name] = runconf.Of(r, ms[r.Name], files.Describe)
 	}
 	return out, nil
-})
+}, Files.Analyzer, RunMetrics.Analyzer)

@@ -3,6 +3,7 @@ package facts
 import (
 	"errors"
 	"fmt"
+	"github.com/strataspec/strataspec/engine/analysis"
 	"io/fs"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // it for the files their settings name, and never open or lex a file
 // themselves.
 type SourceSet struct {
-	set   *Set
+	snap  *archive.Snapshot
 	paths []string               // the declared sources, in order
 	langs map[string]source.Lang // language by declared path
 
@@ -34,12 +35,9 @@ type sourceEntry struct {
 
 // Sources lists the checkout's source files: the spec's "sources" globs, or
 // without them the scripts and sources the provenance record hashes.
-var Sources = NewKey("sources", func(s *Set) (*SourceSet, error) {
-	spec, err := Get(s, Spec)
-	if err != nil {
-		return nil, err
-	}
-	ss := &SourceSet{set: s, langs: map[string]source.Lang{}, files: map[string]*sourceEntry{}}
+var Sources = analysis.NewInput("sources", "the checkout's source files", func(p *analysis.Pass) (*SourceSet, error) {
+	spec := p.Spec
+	ss := &SourceSet{snap: p.Snap, langs: map[string]source.Lang{}, files: map[string]*sourceEntry{}}
 	add := func(rel string, lang source.Lang) {
 		if lang == source.Text {
 			lang = source.LangOf(rel)
@@ -54,18 +52,18 @@ var Sources = NewKey("sources", func(s *Set) (*SourceSet, error) {
 		ss.paths = append(ss.paths, rel)
 	}
 	if len(spec.Sources) == 0 {
-		for _, p := range s.Snap.Provenance.Files {
-			if rel, ok := s.Snap.Rel(p.Path); ok {
+		for _, pf := range p.Snap.Provenance.Files {
+			if rel, ok := p.Snap.Rel(pf.Path); ok {
 				add(rel, source.Text)
 			}
 		}
 		return ss, nil
 	}
-	if s.Snap.FS == nil {
+	if p.Snap.FS == nil {
 		return nil, fmt.Errorf("sources: the snapshot has no file system to glob")
 	}
 	for _, g := range spec.Sources {
-		m, err := s.Snap.FS.Glob(g.Glob)
+		m, err := p.Snap.FS.Glob(g.Glob)
 		if err != nil {
 			return nil, fmt.Errorf("%s: sources: %w", spec.Path, err)
 		}
@@ -91,7 +89,7 @@ func (ss *SourceSet) File(rel string) (*source.File, error) {
 	}
 	ss.mu.Unlock()
 	e.once.Do(func() {
-		b, err := ss.set.Snap.ReadFile(rel)
+		b, err := ss.snap.ReadFile(rel)
 		if errors.Is(err, fs.ErrNotExist) {
 			e.err = &snapfs.Error{File: rel, Msg: "not in the snapshot", Err: ErrAbsent}
 			return
@@ -141,8 +139,8 @@ type Mention struct {
 }
 
 // Tails indexes the runs' outputs.
-var Tails = NewKey("tails", func(s *Set) (*TailIndex, error) {
-	return &TailIndex{runs: s.Snap.Runs}, nil
+var Tails = analysis.NewInput("tails", "an index of the runs' outputs", func(p *analysis.Pass) (*TailIndex, error) {
+	return &TailIndex{runs: p.Snap.Runs}, nil
 })
 
 // Find returns where text occurs in the runs' outputs: the first line of

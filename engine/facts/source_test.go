@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/snapfs"
@@ -18,7 +19,7 @@ func sources(t *testing.T, root string) *facts.SourceSet {
 	t.Helper()
 	snap, err := archive.Load(root)
 	require.NoError(t, err)
-	ss, err := facts.Get(facts.New(snap), facts.Sources)
+	ss, err := analysis.Compute(analysis.NewDriver(snap), facts.Sources)
 	require.NoError(t, err)
 	return ss
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/strataspec/strataspec/engine/analysis"
 	"path"
 	"sort"
 	"strconv"
@@ -63,11 +64,8 @@ type TFRun struct {
 // whose command line names one. A checkout without a manifest has no TF
 // data (ErrAbsent); a file the manifest names that cannot be read or
 // parsed is an error naming it.
-var TF = NewKey("tf", func(s *Set) (*TFSet, error) {
-	spec, err := Get(s, Spec)
-	if err != nil {
-		return nil, err
-	}
+var TF = analysis.NewInput("tf inputs", "the teacher-forcing vocabulary, token files and runs", func(p *analysis.Pass) (*TFSet, error) {
+	spec := p.Spec
 	var m tf.Manifest
 	found, err := spec.Rule("tf", &m)
 	if err != nil {
@@ -81,10 +79,7 @@ var TF = NewKey("tf", func(s *Set) (*TFSet, error) {
 	}
 	out := &TFSet{VocabFile: m.Vocab, Flags: tf.DefaultFlags(), ConfigOf: map[string]string{}}
 	if c := m.Configs; c != nil {
-		docs, err := Get(s, Results)
-		if err != nil {
-			return nil, err
-		}
+		docs := Results.Of(p)
 		t, err := docs.Table(tables.Loc{File: c.File, Path: c.Path})
 		if err != nil {
 			return nil, spec.RuleErrorf("tf", "configs: %v", err)
@@ -105,7 +100,7 @@ var TF = NewKey("tf", func(s *Set) (*TFSet, error) {
 		}
 		out.Flags = *m.Flags
 	}
-	vb, err := s.Snap.ReadFile(m.Vocab)
+	vb, err := p.Snap.ReadFile(m.Vocab)
 	if err != nil {
 		return nil, fmt.Errorf("rules.tf.vocab: %w", err)
 	}
@@ -122,7 +117,7 @@ var TF = NewKey("tf", func(s *Set) (*TFSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: rules.tf.files: %w", checkout.File, err)
 		}
-		data, err := read(s, rel)
+		data, err := read(p, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -140,10 +135,10 @@ var TF = NewKey("tf", func(s *Set) (*TFSet, error) {
 		out.Files = append(out.Files, file)
 	}
 	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Rel < out.Files[j].Rel })
-	for _, r := range s.Snap.Runs {
+	for _, r := range p.Snap.Runs {
 		var file *TFFile
 		for _, a := range r.Cmd {
-			if rel, ok := s.Snap.Rel(a); ok {
+			if rel, ok := p.Snap.Rel(a); ok {
 				if f := byPath[path.Clean(rel)]; f != nil {
 					file = f
 				}
@@ -157,7 +152,7 @@ var TF = NewKey("tf", func(s *Set) (*TFSet, error) {
 		out.Runs = append(out.Runs, tr)
 	}
 	return out, nil
-})
+}, Results.Analyzer)
 
 // tfFlags reads the prompt and scored token counts from a command line.
 func tfFlags(cmd []string, flags tf.Flags) (nPrompt, nGen int, err error) {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
-	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
@@ -22,17 +21,21 @@ func Run(t testing.TB, root string, a *analysis.Analyzer) (fs []finding.Finding,
 	if err != nil {
 		t.Fatalf("analysistest: loading %s: %v", root, err)
 	}
-	res, err := analysis.Run(facts.New(snap), []*analysis.Analyzer{a})
+	return RunSnapshot(snap, a)
+}
+
+// RunSnapshot runs a over a loaded snapshot (one built by hand, or
+// loaded and changed), as Run does.
+func RunSnapshot(snap *archive.Snapshot, a *analysis.Analyzer) (fs []finding.Finding, notApplied string, err error) {
+	d := analysis.NewDriver(snap)
+	res, err := d.Run([]*analysis.Analyzer{a})
 	if err != nil {
 		return nil, "", err
 	}
-	for _, r := range res {
-		if r.Analyzer == a {
-			return r.Findings, r.NotApplied, nil
-		}
+	if failed := d.Failed(); len(failed) > 0 {
+		return nil, "", failed[0].Err
 	}
-	t.Fatalf("analysistest: analyzer %s did not run", a.Name)
-	return nil, "", nil
+	return res[0].Findings, res[0].NotApplied, nil
 }
 
 // Findings runs a over the snapshot at root and returns its findings,

@@ -30,8 +30,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/checkout"
-	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/pagecache"
 )
 
@@ -86,20 +86,17 @@ type ProbedHelper struct {
 
 // probeFact reads the probe the spec declares; its absence makes the rules
 // not apply.
-var probeFact = facts.NewKey("cache probe", readProbe)
+var probeFact = analysis.NewInput("cache probe", "the page-cache probe the spec declares, with its residency records", readProbe)
 
-func readProbe(s *facts.Set) (*Probe, error) {
-	spec, err := facts.Get(s, facts.Spec)
-	if err != nil {
-		return nil, err
-	}
+func readProbe(s *analysis.Pass) (*Probe, error) {
+	spec := s.Spec
 	var st Settings
 	ok, err := spec.Rule("cache", &st)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("%w: no page-cache probe declared (\"rules\": {\"cache\": …} in %s)", facts.ErrAbsent, checkout.File)
+		return nil, analysis.NotApplicable("no page-cache probe declared (\"rules\": {\"cache\": …} in %s)", checkout.File)
 	}
 	p := &Probe{Settings: st, SpecFile: spec.Path}
 	specData, err := s.Snap.ReadFile(spec.Path)
@@ -141,7 +138,7 @@ func readProbe(s *facts.Set) (*Probe, error) {
 }
 
 // reading reads a residency record of one file, confined to the snapshot.
-func reading(s *facts.Set, rel string) (*pagecache.Reading, []byte, error) {
+func reading(s *analysis.Pass, rel string) (*pagecache.Reading, []byte, error) {
 	data, err := s.Snap.ReadFile(rel)
 	if err != nil {
 		return nil, nil, err

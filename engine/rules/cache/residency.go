@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/strataspec/strataspec/engine/analysis"
-	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/pagecache"
 )
@@ -14,19 +13,16 @@ import (
 // of the probe file is resident afterwards, a warm-up only when every page
 // is; what the helper returned is quoted, never trusted.
 var Residency = &analysis.Analyzer{
-	Name:   "cache.residency",
-	Doc:    "eviction and warm-up judged by archived residency records (evict: no page left; warm: every page resident), never by the helper's return value",
-	Family: analysis.FamilyCache,
-	Fix:    "evict with a call that drops the page cache (posix_fadvise(DONTNEED); purge on darwin) and accept it only when a residency record shows no page left",
-	Facts:  []facts.Kind{probeFact},
-	Run:    runResidency,
+	Name:     "cache.residency",
+	Doc:      "eviction and warm-up judged by archived residency records (evict: no page left; warm: every page resident), never by the helper's return value",
+	Family:   analysis.FamilyCache,
+	Fix:      "evict with a call that drops the page cache (posix_fadvise(DONTNEED); purge on darwin) and accept it only when a residency record shows no page left",
+	Requires: []*analysis.Analyzer{probeFact.Analyzer},
+	Run:      runResidency,
 }
 
 func runResidency(p *analysis.Pass) (any, error) {
-	pr, err := analysis.Fact(p, probeFact)
-	if err != nil {
-		return nil, err
-	}
+	pr := probeFact.Of(p)
 	ops := map[string]bool{}
 	for _, h := range pr.Helpers {
 		ops[h.Op] = true

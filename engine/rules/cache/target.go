@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/analysis"
-	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
@@ -16,19 +15,16 @@ import (
 // the runner's source computes the target: evicting or warming any other
 // file leaves the fill's cache state to chance.
 var Target = &analysis.Analyzer{
-	Name:   "cache.target",
-	Doc:    "the eviction and warm-up helpers act on the files the arena fill reads, in the probe and in the runner's source",
-	Family: analysis.FamilyCache,
-	Fix:    "evict and warm the files the arena fill reads",
-	Facts:  []facts.Kind{probeFact},
-	Run:    runTarget,
+	Name:     "cache.target",
+	Doc:      "the eviction and warm-up helpers act on the files the arena fill reads, in the probe and in the runner's source",
+	Family:   analysis.FamilyCache,
+	Fix:      "evict and warm the files the arena fill reads",
+	Requires: []*analysis.Analyzer{probeFact.Analyzer},
+	Run:      runTarget,
 }
 
 func runTarget(p *analysis.Pass) (any, error) {
-	pr, err := analysis.Fact(p, probeFact)
-	if err != nil {
-		return nil, err
-	}
+	pr := probeFact.Of(p)
 	fill := strings.Join(pr.Fill.Files, ", ")
 	for _, h := range pr.Helpers {
 		f := finding.Finding{Check: "probe", File: pr.SpecFile, Line: h.SpecLine,

@@ -66,12 +66,13 @@ type Stale struct {
 
 // Code is the rule.
 var Code = &analysis.Analyzer{
-	Name:   "code",
-	Doc:    "no number the plan quotes and no divisor a derivation uses is a literal in the functions and keys the spec names; stale log texts stay gone",
-	Family: analysis.FamilyCode,
-	Fix:    "derive quoted numbers from the run's own counts, not from literals in the source",
-	Facts:  []facts.Kind{facts.Spec, facts.Sources, facts.Plan, facts.Tails},
-	Run:    run,
+	Name:     "code",
+	Doc:      "no number the plan quotes and no divisor a derivation uses is a literal in the functions and keys the spec names; stale log texts stay gone",
+	Family:   analysis.FamilyCode,
+	Fix:      "derive quoted numbers from the run's own counts, not from literals in the source",
+	Requires: []*analysis.Analyzer{facts.Sources.Analyzer, facts.Tails.Analyzer},
+	Uses:     []*analysis.Analyzer{facts.Plan.Analyzer},
+	Run:      run,
 }
 
 // span is a scope found in a file.
@@ -90,14 +91,8 @@ func run(p *analysis.Pass) (any, error) {
 	if !found || len(cfg.Scope)+len(cfg.Stale) == 0 {
 		return nil, analysis.NotApplicable("the spec names no functions or keys whose literals matter (rules.code.scope in %s)", checkout.File)
 	}
-	srcs, err := analysis.Fact(p, facts.Sources)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := analysis.Fact(p, facts.Spec)
-	if err != nil {
-		return nil, err
-	}
+	srcs := facts.Sources.Of(p)
+	spec := p.Spec
 	spans, err := findScopes(p, spec, srcs, cfg.Scope)
 	if err != nil {
 		return nil, err
@@ -188,13 +183,10 @@ func divisors(p *analysis.Pass, spans []span) {
 // quotes. Occurrences inside string literals (a self-test sample) are
 // listed in the pass finding.
 func quoted(p *analysis.Pass, spans []span, note string) error {
-	doc, err := analysis.Fact(p, facts.Plan)
-	if errors.Is(err, facts.ErrAbsent) {
+	doc, ok := facts.Plan.Lookup(p)
+	if !ok {
 		p.Report(finding.Finding{Severity: finding.Warn, Check: "quoted", Message: "no plan in the snapshot: quoted numbers cannot be looked for in the code"})
 		return nil
-	}
-	if err != nil {
-		return err
 	}
 	quotes := map[float64]string{} // value → "1.36 (PLAN.md:310)"
 	for _, l := range doc.Lines {
@@ -269,10 +261,7 @@ func quoted(p *analysis.Pass, spans []span, note string) error {
 // stale checks the stale log texts against every run's tail and every
 // source line.
 func stale(p *analysis.Pass, srcs *facts.SourceSet, texts []Stale) error {
-	tails, err := analysis.Fact(p, facts.Tails)
-	if err != nil {
-		return err
-	}
+	tails := facts.Tails.Of(p)
 	files, err := srcs.All()
 	if err != nil {
 		return err

@@ -27,12 +27,12 @@ import (
 // archived input's sha256 matches its provenance record, and that the
 // archived copy contains the prompt the run's output echoes.
 var Archive = &analysis.Analyzer{
-	Name:   "input.archive",
-	Doc:    "every file a run read is archived, its sha256 matches the provenance record, and it contains the run's prompt echo",
-	Family: analysis.FamilyInputs,
-	Fix:    "archive every file a run read, exactly as it read it",
-	Facts:  []facts.Kind{facts.Snapshot, facts.Files, facts.RunConfigs, facts.PromptEchoes},
-	Run:    runArchive,
+	Name:     "input.archive",
+	Doc:      "every file a run read is archived, its sha256 matches the provenance record, and it contains the run's prompt echo",
+	Family:   analysis.FamilyInputs,
+	Fix:      "archive every file a run read, exactly as it read it",
+	Requires: []*analysis.Analyzer{facts.Files.Analyzer, facts.RunConfigs.Analyzer, facts.PromptEchoes.Analyzer},
+	Run:      runArchive,
 }
 
 // input is one file the runs read, with the runs that read it.
@@ -42,22 +42,10 @@ type input struct {
 }
 
 func runArchive(p *analysis.Pass) (any, error) {
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
-	files, err := analysis.Fact(p, facts.Files)
-	if err != nil {
-		return nil, err
-	}
-	cfgs, err := analysis.Fact(p, facts.RunConfigs)
-	if err != nil {
-		return nil, err
-	}
-	echoes, err := analysis.Fact(p, facts.PromptEchoes)
-	if err != nil {
-		return nil, err
-	}
+	snap := p.Snap
+	files := facts.Files.Of(p)
+	cfgs := facts.RunConfigs.Of(p)
+	echoes := facts.PromptEchoes.Of(p)
 
 	// Every input a run read, with the runs that read it.
 	var inputs []*input

@@ -27,10 +27,10 @@ var Provenance = &analysis.Analyzer{
 	Name: "provenance",
 	Doc: "script, binary and prompt hashes match the files; mtimes run build → runner edit → runs → JSON; run durations fit " +
 		"that window and cover the work their tails log; carried-over runs are reported as such",
-	Family: analysis.FamilyInputs,
-	Fix:    "re-run the runs with the files as they are now and record each run's real duration, so that hashes, mtimes and durations agree",
-	Facts:  []facts.Kind{facts.Snapshot, facts.Spec, facts.Files, facts.RunMetrics},
-	Run:    runProvenance,
+	Family:   analysis.FamilyInputs,
+	Fix:      "re-run the runs with the files as they are now and record each run's real duration, so that hashes, mtimes and durations agree",
+	Requires: []*analysis.Analyzer{facts.Files.Analyzer, facts.RunMetrics.Analyzer},
+	Run:      runProvenance,
 }
 
 // ProvenanceSettings are the rule's settings in the checkout's spec
@@ -43,14 +43,8 @@ type ProvenanceSettings struct {
 }
 
 func runProvenance(p *analysis.Pass) (any, error) {
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := analysis.Fact(p, facts.Spec)
-	if err != nil {
-		return nil, err
-	}
+	snap := p.Snap
+	spec := p.Spec
 	var cfg ProvenanceSettings
 	if _, err := spec.Rule(p.Analyzer.Name, &cfg); err != nil {
 		return nil, err
@@ -60,14 +54,8 @@ func runProvenance(p *analysis.Pass) (any, error) {
 	if len(prov.Files)+len(prov.Prompts) == 0 && !recorded {
 		return nil, analysis.NotApplicable("the snapshot has no provenance record, no run with a recorded duration and no carried-over run")
 	}
-	files, err := analysis.Fact(p, facts.Files)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := analysis.Fact(p, facts.RunMetrics)
-	if err != nil {
-		return nil, err
-	}
+	files := facts.Files.Of(p)
+	ms := facts.RunMetrics.Of(p)
 	if len(prov.Files)+len(prov.Prompts) > 0 {
 		provenanceHashes(p, snap, files)
 		if cfg.Runner != "" {

@@ -21,13 +21,13 @@ import (
 // environment variable that sets it, one size across the runs, and the slot
 // counts against the arithmetic of the `.experts` file and page size.
 var Arena = &analysis.Analyzer{
-	Name:    "arena",
-	Doc:     "expert arena: slots from .experts size and page size; the arena variable equals the logged arena; one arena size across runs",
-	Family:  analysis.FamilyInvariants,
-	Fix:     "size the arena from the .experts file and page size, one size everywhere",
-	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics},
-	Metrics: arenaMetrics,
-	Run:     runArena,
+	Name:     "arena",
+	Doc:      "expert arena: slots from .experts size and page size; the arena variable equals the logged arena; one arena size across runs",
+	Family:   analysis.FamilyInvariants,
+	Fix:      "size the arena from the .experts file and page size, one size everywhere",
+	Requires: []*analysis.Analyzer{facts.RunMetrics.Analyzer},
+	Metrics:  arenaMetrics,
+	Run:      runArena,
 }
 
 func (s ArenaSettings) Validate(spec *checkout.Spec) error {
@@ -58,14 +58,8 @@ func runArena(p *analysis.Pass) (any, error) {
 	if cfg.PageKiB > 0 {
 		page = arena.Bytes(cfg.PageKiB) * arena.KiB
 	}
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := analysis.Fact(p, facts.RunMetrics)
-	if err != nil {
-		return nil, err
-	}
+	snap := p.Snap
+	ms := facts.RunMetrics.Of(p)
 	runs, err := arenaRuns(snap, ms, cfg.Env)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package invariants
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -22,11 +21,12 @@ import (
 // region's release in every run that logs an expert arena, and that the plan labels the
 // memory hypotheses the spec names.
 var Memory = &analysis.Analyzer{
-	Name:   "memory",
-	Doc:    "runner memory lines (swapout 0, min_avail) in every run; prompt_region(false) pairs in every tail that logs an expert arena; the plan's memory hypotheses labelled",
-	Family: analysis.FamilyInvariants,
-	Fix:    "log swapout and min_avail in every run, and label unmeasured memory claims as hypotheses",
-	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.Plan},
+	Name:     "memory",
+	Doc:      "runner memory lines (swapout 0, min_avail) in every run; prompt_region(false) pairs in every tail that logs an expert arena; the plan's memory hypotheses labelled",
+	Family:   analysis.FamilyInvariants,
+	Fix:      "log swapout and min_avail in every run, and label unmeasured memory claims as hypotheses",
+	Requires: []*analysis.Analyzer{facts.RunMetrics.Analyzer},
+	Uses:     []*analysis.Analyzer{facts.Plan.Analyzer},
 	Metrics: []string{tail.SwapoutMiB, tail.MinAvailGiB, tail.PrefillTokens, "arena_gb",
 		tail.PhysFootprintBeforeGB, tail.PhysFootprintAfterGB, tail.ResidentSizeBeforeGB, tail.ResidentSizeAfterGB},
 	Run: runMemory,
@@ -111,26 +111,17 @@ func runMemory(p *analysis.Pass) (any, error) {
 	if err := analysis.Settings(p, "memory", "memory settings", &cfg); err != nil {
 		return nil, err
 	}
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := analysis.Fact(p, facts.RunMetrics)
-	if err != nil {
-		return nil, err
-	}
+	snap := p.Snap
+	ms := facts.RunMetrics.Of(p)
 	m := &memory{snap: snap, ms: ms, cfg: cfg}
 	p.ReportAll(m.swapAvail())
 	p.ReportAll(m.promptRegion())
 	if len(cfg.Hypotheses) == 0 {
 		return nil, nil
 	}
-	doc, err := analysis.Fact(p, facts.Plan)
-	if errors.Is(err, facts.ErrAbsent) {
+	doc, ok := facts.Plan.Lookup(p)
+	if !ok {
 		return nil, nil // no plan: nothing claimed
-	}
-	if err != nil {
-		return nil, err
 	}
 	fs, err := m.hypotheses(doc)
 	if err != nil {

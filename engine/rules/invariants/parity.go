@@ -18,13 +18,13 @@ import (
 // Parity checks the route_parity records against the configurations,
 // tolerances, math modes and repeat count the spec declares.
 var Parity = &analysis.Analyzer{
-	Name:    "parity",
-	Doc:     "route_parity: max error within tolerance per configuration, identical across repeats, both math modes run and exited 0",
-	Family:  analysis.FamilyInvariants,
-	Fix:     "keep route_parity errors within tolerance and identical across repeats and math modes",
-	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RecordMetrics},
-	Metrics: []string{"<config>.max_abs_err", "<config>.pass", "configs_pass", "configs_total"},
-	Run:     runParity,
+	Name:     "parity",
+	Doc:      "route_parity: max error within tolerance per configuration, identical across repeats, both math modes run and exited 0",
+	Family:   analysis.FamilyInvariants,
+	Fix:      "keep route_parity errors within tolerance and identical across repeats and math modes",
+	Requires: []*analysis.Analyzer{facts.RecordMetrics.Analyzer},
+	Metrics:  []string{"<config>.max_abs_err", "<config>.pass", "configs_pass", "configs_total"},
+	Run:      runParity,
 }
 
 // ParitySettings are the parity rule's settings ("rules": {"parity": …}).
@@ -87,14 +87,8 @@ func runParity(p *analysis.Pass) (any, error) {
 	if err := analysis.Settings(p, "parity", "route_parity configurations", &cfg); err != nil {
 		return nil, err
 	}
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := analysis.Fact(p, facts.RecordMetrics)
-	if err != nil {
-		return nil, err
-	}
+	snap := p.Snap
+	recs := facts.RecordMetrics.Of(p)
 	runs, err := parityRuns(snap.Parity, recs, cfg)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@
 package plan
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/analysis"
@@ -18,7 +17,6 @@ import (
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	planmd "github.com/strataspec/strataspec/engine/plan"
-	"github.com/strataspec/strataspec/engine/snapfs"
 )
 
 // Analyzers returns the plan gate's rules, in report order.
@@ -40,22 +38,16 @@ type check struct {
 // and the others (plan.uncovered) read the plan against an empty table.
 func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Finding) *analysis.Analyzer {
 	a := &analysis.Analyzer{Name: name, Doc: doc, Family: analysis.FamilyPlan, Fix: fixes()[name],
-		Facts: []facts.Kind{facts.Gate, facts.Snapshot}}
+		Uses: []*analysis.Analyzer{facts.Gate.Analyzer}}
 	a.Run = func(p *analysis.Pass) (any, error) {
-		pc, err := analysis.Fact(p, facts.Gate)
-		if errors.Is(err, facts.ErrAbsent) {
-			return nil, analysis.NotApplicable("no %s", absentFile(err))
-		}
-		if err != nil {
-			return nil, err
+		pc, ok := facts.Gate.Lookup(p)
+		if !ok {
+			return nil, analysis.NotApplicable("no %s", p.Spec.Plan)
 		}
 		if pc.NoClaims && needsClaims {
 			return nil, analysis.NotApplicable("no %s, so no number of %s is bound; plan.uncovered lists them as ungated", pc.Table.File, pc.Doc.File)
 		}
-		snap, err := analysis.Fact(p, facts.Snapshot)
-		if err != nil {
-			return nil, err
-		}
+		snap := p.Snap
 		c := &check{PlanCheck: pc, first: FirstRuns(snap), runs: make(map[string]*archive.Run, len(snap.Runs))}
 		for _, r := range snap.Runs {
 			c.runs[r.Name] = r
@@ -66,14 +58,6 @@ func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Fi
 		return nil, nil
 	}
 	return a
-}
-
-// absentFile names the file an absent fact's error is about ("PLAN.md").
-func absentFile(err error) string {
-	if se, ok := errors.AsType[*snapfs.Error](err); ok {
-		return se.File
-	}
-	return err.Error()
 }
 
 // FirstRuns returns, per model file (the --model argument), the first

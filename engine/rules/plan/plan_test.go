@@ -45,9 +45,9 @@ set all = r*
 §7.1 #5 | 1.00 GB | r1:fill
 `
 
-// gateFacts builds the facts of a snapshot by hand: three runs with their
+// gateFacts builds a driver over a snapshot made by hand: three runs with their
 // metrics, a plan and a claims table.
-func gateFacts(t *testing.T, planText, claimsText string) *facts.Set {
+func gateFacts(t *testing.T, planText, claimsText string) *analysis.Driver {
 	t.Helper()
 	dir := t.TempDir()
 	for name, text := range map[string]string{"PLAN.md": planText, "PLAN.claims": claimsText} {
@@ -63,14 +63,14 @@ func gateFacts(t *testing.T, planText, claimsText string) *facts.Set {
 	m := func(name, text, unit string) tail.Metric {
 		return tail.Metric{Name: name, Num: num.MustParse(text), Unit: unit, Line: 1}
 	}
-	set := facts.New(snap)
-	facts.Put(set, facts.RunMetrics, map[string]*tail.Metrics{
+	d := analysis.NewDriver(snap)
+	d.Preset(facts.RunMetrics.Analyzer, map[string]*tail.Metrics{
 		"r1": {List: []tail.Metric{m("fill", "3.66", "GB/s"), m("dec", "9.51", "tok/s")}},
 		"r2": {List: []tail.Metric{m("fill", "6.44", "GB/s"), m("prefill_ms", "3194.19", "ms"), m("dec", "13.52", "tok/s"), m("x", "12.49", "ms")}},
 		"r3": {List: []tail.Metric{m("fill", "6.39", "GB/s")}},
 	})
-	facts.Put(set, facts.RecordMetrics, map[string]*tail.Metrics{})
-	return set
+	d.Preset(facts.RecordMetrics.Analyzer, map[string]*tail.Metrics{})
+	return d
 }
 
 func lines(fs []finding.Finding) []string {
@@ -84,7 +84,7 @@ func lines(fs []finding.Finding) []string {
 }
 
 func TestPlanRules(t *testing.T) {
-	res, err := analysis.Run(gateFacts(t, gatePlan, gateClaims), Analyzers())
+	res, err := gateFacts(t, gatePlan, gateClaims).Run(Analyzers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,10 +116,10 @@ func TestPlanRules(t *testing.T) {
 // claims rows say there is no table.
 func TestPlanRulesMissingInput(t *testing.T) {
 	set := gateFacts(t, gatePlan, gateClaims)
-	if err := os.Remove(filepath.Join(set.Snap.Root, "PLAN.md")); err != nil {
+	if err := os.Remove(filepath.Join(set.Snapshot().Root, "PLAN.md")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := analysis.Run(set, Analyzers())
+	res, err := set.Run(Analyzers())
 	if err != nil {
 		t.Fatalf("plan rules without PLAN.md: %v; want no error", err)
 	}
@@ -130,10 +130,10 @@ func TestPlanRulesMissingInput(t *testing.T) {
 	}
 
 	set = gateFacts(t, gatePlan, gateClaims)
-	if err := os.Remove(filepath.Join(set.Snap.Root, "PLAN.claims")); err != nil {
+	if err := os.Remove(filepath.Join(set.Snapshot().Root, "PLAN.claims")); err != nil {
 		t.Fatal(err)
 	}
-	res, err = analysis.Run(set, Analyzers())
+	res, err = set.Run(Analyzers())
 	if err != nil {
 		t.Fatalf("plan rules without PLAN.claims: %v; want no error", err)
 	}
@@ -215,7 +215,7 @@ func TestLabelValues(t *testing.T) {
 // the findings that are not passes, as lines.
 func findingsOf(t *testing.T, planText, claimsText string) []string {
 	t.Helper()
-	res, err := analysis.Run(gateFacts(t, planText, claimsText), Analyzers())
+	res, err := gateFacts(t, planText, claimsText).Run(Analyzers())
 	require.NoError(t, err)
 	var got []string
 	for _, r := range res {

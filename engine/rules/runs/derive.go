@@ -21,12 +21,12 @@ import (
 // between two runs, means over runs, and copies (or quotients) of values
 // the runner read from other programs' tails.
 var Derive = &analysis.Analyzer{
-	Name:   "derive",
-	Doc:    "the runner's derived fields recompute from the tails by the spec's declared derivations (differences, reductions, means, copies)",
-	Family: analysis.FamilyRuns,
-	Fix:    "recompute derived fields from the raw values they derive from",
-	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.Results, facts.RunMetrics},
-	Run:    runDerive,
+	Name:     "derive",
+	Doc:      "the runner's derived fields recompute from the tails by the spec's declared derivations (differences, reductions, means, copies)",
+	Family:   analysis.FamilyRuns,
+	Fix:      "recompute derived fields from the raw values they derive from",
+	Requires: []*analysis.Analyzer{facts.Results.Analyzer, facts.RunMetrics.Analyzer},
+	Run:      runDerive,
 }
 
 // DeriveSettings are the derive rule's settings ("rules": {"derive": …}):

@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -20,15 +19,12 @@ var Exit = &analysis.Analyzer{
 	Doc:    "a run a claims row reads exited 0 (a failed run's numbers are no evidence); other failed runs are listed",
 	Family: analysis.FamilyRuns,
 	Fix:    "re-run the failed run, or bind the claim to a run that exited 0",
-	Facts:  []facts.Kind{facts.Snapshot, facts.Gate},
+	Uses:   []*analysis.Analyzer{facts.Gate.Analyzer},
 	Run:    runExit,
 }
 
 func runExit(p *analysis.Pass) (any, error) {
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
+	snap := p.Snap
 	recorded := 0
 	for _, r := range snap.Runs {
 		if r.HasExit {
@@ -40,12 +36,8 @@ func runExit(p *analysis.Pass) (any, error) {
 	}
 	// Which rows read each run: without a plan or claims table, none.
 	readers := map[string][]*claims.Row{}
-	gate, err := analysis.Fact(p, facts.Gate)
-	switch {
-	case errors.Is(err, facts.ErrAbsent):
-	case err != nil:
-		return nil, err
-	default:
+	gate, ok := facts.Gate.Lookup(p)
+	if ok {
 		for _, row := range gate.Table.Rows {
 			for _, run := range row.MetricRuns(gate.Env) {
 				readers[run] = append(readers[run], row)

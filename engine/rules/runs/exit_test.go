@@ -10,7 +10,6 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
-	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -19,7 +18,7 @@ func exitFindings(t *testing.T, root string) (notApplied string, out []finding.F
 	t.Helper()
 	snap, err := archive.Load(root)
 	require.NoError(t, err)
-	res, err := analysis.Run(facts.New(snap), []*analysis.Analyzer{Exit})
+	res, err := analysis.NewDriver(snap).Run([]*analysis.Analyzer{Exit})
 	require.NoError(t, err)
 	for _, f := range res[0].Findings {
 		if f.Severity != finding.Pass {

@@ -20,26 +20,20 @@ import (
 // and every line that looked like a metric line and did not parse. Silence
 // is the worst answer a checker can give.
 var Parse = &analysis.Analyzer{
-	Name:   "runs.parse",
-	Doc:    "every run's output is understood: a known program, metrics found, no malformed metric line",
-	Family: analysis.FamilyRuns,
-	Fix:    "declare the program's parser (or its log format) in " + checkout.File + ", or archive the run's whole output",
-	Facts:  []facts.Kind{facts.Snapshot, facts.RunMetrics},
-	Run:    runParse,
+	Name:     "runs.parse",
+	Doc:      "every run's output is understood: a known program, metrics found, no malformed metric line",
+	Family:   analysis.FamilyRuns,
+	Fix:      "declare the program's parser (or its log format) in " + checkout.File + ", or archive the run's whole output",
+	Requires: []*analysis.Analyzer{facts.RunMetrics.Analyzer},
+	Run:      runParse,
 }
 
 func runParse(p *analysis.Pass) (any, error) {
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
+	snap := p.Snap
 	if len(snap.Runs) == 0 {
 		return nil, analysis.NotApplicable("the snapshot has no runs")
 	}
-	ms, err := analysis.Fact(p, facts.RunMetrics)
-	if err != nil {
-		return nil, err
-	}
+	ms := facts.RunMetrics.Of(p)
 	ok := 0
 	for _, r := range snap.Runs {
 		m := ms[r.Name]

@@ -10,7 +10,6 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
-	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -50,7 +49,7 @@ func TestParseFindings(t *testing.T) {
 			}
 			snap, err := archive.Load(dir)
 			require.NoError(t, err)
-			res, err := analysis.Run(facts.New(snap), []*analysis.Analyzer{Parse})
+			res, err := analysis.NewDriver(snap).Run([]*analysis.Analyzer{Parse})
 			require.NoError(t, err)
 			var got []string
 			for _, f := range res[0].Findings {

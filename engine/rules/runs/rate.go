@@ -25,13 +25,14 @@ import (
 // literal or a declared constant — and an amount that covers model load
 // and prefill is not presented per decoded token.
 var Rate = &analysis.Analyzer{
-	Name:    "compare.rate",
-	Doc:     "a per-token rate divides by the run's own token count from its tail: no literal divisor, no load and prefill presented per decoded token",
-	Family:  analysis.FamilyRuns,
-	Fix:     "divide a per-token rate by the run's own token count, not by a constant",
-	Facts:   []facts.Kind{facts.Snapshot, facts.Spec, facts.Results, facts.Sources, facts.RunMetrics, facts.Plan, facts.Claims},
-	Metrics: []string{"total_tokens", "load_ms", "prompt_eval_tokens", "prompt_eval_ms", "cli_prompt_tok_s", "eval_ms", "eval_runs", "cli_gen_tok_s"},
-	Run:     runRate,
+	Name:     "compare.rate",
+	Doc:      "a per-token rate divides by the run's own token count from its tail: no literal divisor, no load and prefill presented per decoded token",
+	Family:   analysis.FamilyRuns,
+	Fix:      "divide a per-token rate by the run's own token count, not by a constant",
+	Requires: []*analysis.Analyzer{facts.Results.Analyzer, facts.Sources.Analyzer, facts.RunMetrics.Analyzer},
+	Uses:     []*analysis.Analyzer{facts.Plan.Analyzer, facts.Claims.Analyzer},
+	Metrics:  []string{"total_tokens", "load_ms", "prompt_eval_tokens", "prompt_eval_ms", "cli_prompt_tok_s", "eval_ms", "eval_runs", "cli_gen_tok_s"},
+	Run:      runRate,
 }
 
 // RateSettings are the rule's settings in the checkout's spec ("rules":
@@ -68,10 +69,7 @@ type rateRun struct {
 }
 
 func runRate(p *analysis.Pass) (any, error) {
-	spec, err := analysis.Fact(p, facts.Spec)
-	if err != nil {
-		return nil, err
-	}
+	spec := p.Spec
 	var cfg RateSettings
 	if _, err := spec.Rule(p.Analyzer.Name, &cfg); err != nil {
 		return nil, err
@@ -81,35 +79,19 @@ func runRate(p *analysis.Pass) (any, error) {
 			return nil, spec.RuleErrorf(p.Analyzer.Name, "a table needs \"table\", \"steps\" and \"run_key\"")
 		}
 	}
-	rr := &rateRun{p: p}
-	if rr.snap, err = analysis.Fact(p, facts.Snapshot); err != nil {
-		return nil, err
-	}
-	if rr.metrics, err = analysis.Fact(p, facts.RunMetrics); err != nil {
-		return nil, err
-	}
+	rr := &rateRun{p: p, snap: p.Snap, metrics: facts.RunMetrics.Of(p)}
 	if cfg.RunnerSource != "" {
-		ss, err := analysis.Fact(p, facts.Sources)
-		if err != nil {
-			return nil, err
-		}
-		rr.src, err = ss.File(cfg.RunnerSource)
+		var err error
+		rr.src, err = facts.Sources.Of(p).File(cfg.RunnerSource)
 		if err != nil && !errors.Is(err, facts.ErrAbsent) {
 			return nil, err
 		}
 	}
-	if doc, err := analysis.Fact(p, facts.Plan); err == nil {
-		rr.plan = doc
-	} else if !errors.Is(err, facts.ErrAbsent) {
-		return nil, err
-	}
+	rr.plan, _ = facts.Plan.Lookup(p)
 
 	n := 0
 	if len(cfg.Tables) > 0 {
-		docs, err := analysis.Fact(p, facts.Results)
-		if err != nil {
-			return nil, err
-		}
+		docs := facts.Results.Of(p)
 		for _, t := range cfg.Tables {
 			block, err := docs.Table(t.Table)
 			if errors.Is(err, tables.ErrMissing) {
@@ -133,7 +115,7 @@ func runRate(p *analysis.Pass) (any, error) {
 			}
 		}
 	}
-	if t, err := analysis.Fact(p, facts.Claims); err == nil {
+	if t, ok := facts.Claims.Lookup(p); ok {
 		n += claimsDivisors(p, t)
 	}
 	if n == 0 {

@@ -19,12 +19,12 @@ import (
 // an independent parse of the tails: every value the runner wrote for a
 // run must be what the run's tail prints.
 var Summary = &analysis.Analyzer{
-	Name:   "summary",
-	Doc:    "the runner's per-run dicts and summary rows equal an independent parse of the tails (declared fields within the runner's rounding)",
-	Family: analysis.FamilyRuns,
-	Fix:    "recompute the runner's summaries from the tails it archived",
-	Facts:  []facts.Kind{facts.Spec, facts.Snapshot, facts.Results, facts.RunMetrics},
-	Run:    runSummary,
+	Name:     "summary",
+	Doc:      "the runner's per-run dicts and summary rows equal an independent parse of the tails (declared fields within the runner's rounding)",
+	Family:   analysis.FamilyRuns,
+	Fix:      "recompute the runner's summaries from the tails it archived",
+	Requires: []*analysis.Analyzer{facts.Results.Analyzer, facts.RunMetrics.Analyzer},
+	Run:      runSummary,
 }
 
 // SummarySettings are the summary rule's settings ("rules": {"summary": …}).

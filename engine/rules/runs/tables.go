@@ -27,21 +27,12 @@ func readTables(p *analysis.Pass, rule, what string, cfg analysis.Validator) (*r
 	if err := analysis.Settings(p, rule, what, cfg); err != nil {
 		return nil, err
 	}
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
-	docs, err := analysis.Fact(p, facts.Results)
-	if err != nil {
-		return nil, err
-	}
+	snap := p.Snap
+	docs := facts.Results.Of(p)
 	if len(docs.Files) == 0 {
 		return nil, analysis.NotApplicable("the snapshot has no results JSON to hold the runner's tables")
 	}
-	ms, err := analysis.Fact(p, facts.RunMetrics)
-	if err != nil {
-		return nil, err
-	}
+	ms := facts.RunMetrics.Of(p)
 	return &runnerTables{snap: snap, docs: docs, ms: ms}, nil
 }
 

@@ -33,10 +33,10 @@ var Unlike = &analysis.Analyzer{
 	Name: "compare.unlike",
 	Doc: "a claim comparing runs (arrow pair, ratio, change) holds only between runs alike in binary, mode, threads, prompt, " +
 		"batch/ubatch, token counts and every other setting, with every run decoding > 0 tokens — or its row names a caveat the plan states beside it",
-	Family: analysis.FamilyRuns,
-	Fix:    "compare runs alike in binary, mode, threads, prompt, batch and token counts, or state the difference as a caveat beside the claim",
-	Facts:  []facts.Kind{facts.Snapshot, facts.Spec, facts.Gate, facts.RunConfigs, facts.RunMetrics},
-	Run:    runUnlike,
+	Family:   analysis.FamilyRuns,
+	Fix:      "compare runs alike in binary, mode, threads, prompt, batch and token counts, or state the difference as a caveat beside the claim",
+	Requires: []*analysis.Analyzer{facts.Gate.Analyzer, facts.RunConfigs.Analyzer, facts.RunMetrics.Analyzer},
+	Run:      runUnlike,
 }
 
 // UnlikeSettings are the rule's settings in the checkout's spec ("rules":
@@ -78,10 +78,7 @@ type comparison struct {
 }
 
 func runUnlike(p *analysis.Pass) (any, error) {
-	spec, err := analysis.Fact(p, facts.Spec)
-	if err != nil {
-		return nil, err
-	}
+	spec := p.Spec
 	var cfg UnlikeSettings
 	if _, err := spec.Rule(p.Analyzer.Name, &cfg); err != nil {
 		return nil, err
@@ -89,22 +86,10 @@ func runUnlike(p *analysis.Pass) (any, error) {
 	if err := cfg.validate(spec); err != nil {
 		return nil, err
 	}
-	pc, err := analysis.Fact(p, facts.Gate)
-	if err != nil {
-		return nil, err
-	}
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
-	cfgs, err := analysis.Fact(p, facts.RunConfigs)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := analysis.Fact(p, facts.RunMetrics)
-	if err != nil {
-		return nil, err
-	}
+	pc := facts.Gate.Of(p)
+	snap := p.Snap
+	cfgs := facts.RunConfigs.Of(p)
+	ms := facts.RunMetrics.Of(p)
 	var comps []comparison
 	seen := map[[2]int]bool{}
 	for _, b := range pc.Result.Bindings {

@@ -38,13 +38,13 @@ type Config struct {
 
 // SelfTest is the rule.
 var SelfTest = &analysis.Analyzer{
-	Name:    "selftest",
-	Doc:     "runner --self-test: the verdict is exactly the runner's PASS line; eviction is asserted by its effect, not a return value",
-	Family:  analysis.FamilyInvariants,
-	Fix:     "make the self-test print its exact PASS line and check eviction by residency, not a return value",
-	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RecordMetrics, facts.Sources},
-	Metrics: []string{"verdict_pass", "checks_ok", "checks_failed"},
-	Run:     run,
+	Name:     "selftest",
+	Doc:      "runner --self-test: the verdict is exactly the runner's PASS line; eviction is asserted by its effect, not a return value",
+	Family:   analysis.FamilyInvariants,
+	Fix:      "make the self-test print its exact PASS line and check eviction by residency, not a return value",
+	Requires: []*analysis.Analyzer{facts.RecordMetrics.Analyzer, facts.Sources.Analyzer},
+	Metrics:  []string{"verdict_pass", "checks_ok", "checks_failed"},
+	Run:      run,
 }
 
 func run(p *analysis.Pass) (any, error) {
@@ -52,19 +52,13 @@ func run(p *analysis.Pass) (any, error) {
 	if _, err := analysis.OptionalSettings(p, &cfg); err != nil {
 		return nil, err
 	}
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
+	snap := p.Snap
 	if snap.SelfTest == nil && cfg.Runner == "" {
 		return nil, analysis.NotApplicable("no self-test record (records.selftest) and no runner source (rules.selftest.runner) in %s", checkout.File)
 	}
 	var fn *Func
 	if cfg.Runner != "" {
-		srcs, err := analysis.Fact(p, facts.Sources)
-		if err != nil {
-			return nil, err
-		}
+		srcs := facts.Sources.Of(p)
 		f, err := srcs.File(cfg.Runner)
 		if err != nil && !errors.Is(err, facts.ErrAbsent) {
 			return nil, err
@@ -86,10 +80,7 @@ func run(p *analysis.Pass) (any, error) {
 		p.Report(CheckEviction(fn, cfg.Runner))
 	}
 	if rec := snap.SelfTest; rec != nil {
-		ms, err := analysis.Fact(p, facts.RecordMetrics)
-		if err != nil {
-			return nil, err
-		}
+		ms := facts.RecordMetrics.Of(p)
 		for _, e := range recordErrors(rec, ms[rec.File]) {
 			p.Report(e)
 		}
@@ -115,10 +106,7 @@ func Output(p *analysis.Pass, rec *archive.Record) (Result, error) {
 	if rec == nil {
 		return Result{}, nil
 	}
-	all, err := analysis.Fact(p, facts.RecordMetrics)
-	if err != nil {
-		return Result{}, err
-	}
+	all := facts.RecordMetrics.Of(p)
 	ms := all[rec.File]
 	if ms == nil {
 		return Result{}, fmt.Errorf("%s: no parsed metrics for this record", rec.File)

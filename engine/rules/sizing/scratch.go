@@ -59,13 +59,13 @@ func (n *Need) config() scratch.Config {
 
 // Scratch is the rule.
 var Scratch = &analysis.Analyzer{
-	Name:    "scratch",
-	Doc:     "prompt-GEMM scratch: plan line = prompt_gemm_init line = need; planning and sizing are one function; the cap is enforced with an explicit arena",
-	Family:  analysis.FamilyInvariants,
-	Fix:     "plan and size the scratch with one function, and enforce the cap",
-	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.Sources},
-	Metrics: scratchMetrics,
-	Run:     run,
+	Name:     "scratch",
+	Doc:      "prompt-GEMM scratch: plan line = prompt_gemm_init line = need; planning and sizing are one function; the cap is enforced with an explicit arena",
+	Family:   analysis.FamilyInvariants,
+	Fix:      "plan and size the scratch with one function, and enforce the cap",
+	Requires: []*analysis.Analyzer{facts.RunMetrics.Analyzer, facts.Sources.Analyzer},
+	Metrics:  scratchMetrics,
+	Run:      run,
 }
 
 // Run is one run that logs a prompt-GEMM scratch size, as the rule reads it.
@@ -89,14 +89,8 @@ func run(p *analysis.Pass) (any, error) {
 	if _, err := analysis.OptionalSettings(p, &cfg); err != nil {
 		return nil, err
 	}
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := analysis.Fact(p, facts.RunMetrics)
-	if err != nil {
-		return nil, err
-	}
+	snap := p.Snap
+	ms := facts.RunMetrics.Of(p)
 	runs := Runs(snap, ms, cfg.ExplicitEnv)
 	if len(runs) == 0 && cfg.File == "" {
 		return nil, analysis.NotApplicable("%s, and no sizing source named in %s (rules.scratch.file)", facts.NoRunWith(scratchMetrics[:2]...), checkout.File)
@@ -113,16 +107,10 @@ func run(p *analysis.Pass) (any, error) {
 		return nil, nil
 	}
 	if cfg.Sizing == "" || len(cfg.Planning) == 0 {
-		spec, err := analysis.Fact(p, facts.Spec)
-		if err != nil {
-			return nil, err
-		}
+		spec := p.Spec
 		return nil, spec.RuleErrorf("scratch", "\"file\" needs \"sizing\" and \"planning\"")
 	}
-	srcs, err := analysis.Fact(p, facts.Sources)
-	if err != nil {
-		return nil, err
-	}
+	srcs := facts.Sources.Of(p)
 	f, err := srcs.File(cfg.File)
 	if err != nil && !errors.Is(err, facts.ErrAbsent) {
 		return nil, err

@@ -40,13 +40,14 @@ type KLDConfig struct {
 
 // KLD is the rule on the sample behind the KLD figures.
 var KLD = &analysis.Analyzer{
-	Name:    "kld",
-	Doc:     "sample size: teacher-forcing KLD over at least 3 documents per domain with a bootstrap confidence interval, or a stated caveat; a pair quoted from one run per side with the cold first run on its expert file states a caveat",
-	Family:  analysis.FamilyTFKLD,
-	Fix:     "score at least 3 documents per domain with a bootstrap interval, or state the sample size as a caveat",
-	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.TF, facts.Gate, facts.Plan},
-	Metrics: []string{"kld_mean"},
-	Run:     runKLD,
+	Name:     "kld",
+	Doc:      "sample size: teacher-forcing KLD over at least 3 documents per domain with a bootstrap confidence interval, or a stated caveat; a pair quoted from one run per side with the cold first run on its expert file states a caveat",
+	Family:   analysis.FamilyTFKLD,
+	Fix:      "score at least 3 documents per domain with a bootstrap interval, or state the sample size as a caveat",
+	Requires: []*analysis.Analyzer{facts.RunMetrics.Analyzer},
+	Uses:     []*analysis.Analyzer{facts.TF.Analyzer, facts.Gate.Analyzer, facts.Plan.Analyzer},
+	Metrics:  []string{"kld_mean"},
+	Run:      runKLD,
 }
 
 func runKLD(p *analysis.Pass) (any, error) {
@@ -166,17 +167,11 @@ func (s *state) intervals() ([]string, error) {
 // on one side, and its claims row must name a caveat the plan states. The
 // set itself must be exactly the first run on each model file.
 func coldPairs(p *analysis.Pass, cfg KLDConfig) error {
-	pc, err := analysis.Fact(p, facts.Gate)
-	if errors.Is(err, facts.ErrAbsent) {
-		return nil // no plan or claims table: nothing quotes a pair
+	pc, ok := facts.Gate.Lookup(p)
+	if !ok {
+		return nil // no plan: nothing quotes a pair
 	}
-	if err != nil {
-		return err
-	}
-	spec, err := analysis.Fact(p, facts.Spec)
-	if err != nil {
-		return err
-	}
+	spec := p.Spec
 	set := pc.Table.Sets[cfg.ColdSet]
 	if set == nil {
 		p.Report(finding.Finding{Severity: finding.Warn, Check: "cold-set", File: spec.Claims, Source: checkout.File,
@@ -187,18 +182,12 @@ func coldPairs(p *analysis.Pass, cfg KLDConfig) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", spec.Claims, err)
 	}
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return err
-	}
+	snap := p.Snap
 	flags := cfg.ModelFlags
 	if len(flags) == 0 {
 		flags = []string{"--model", "-m"}
 	}
-	ms, err := analysis.Fact(p, facts.RunMetrics)
-	if err != nil {
-		return err
-	}
+	ms := facts.RunMetrics.Of(p)
 	// The first run on each model file, among the runs like the cold set's
 	// (the engine's runs, not a baseline's): those with every metric the
 	// cold set's runs share, whichever reader produced them.

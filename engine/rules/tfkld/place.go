@@ -6,7 +6,6 @@
 package tfkld
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -42,23 +41,13 @@ type place struct {
 
 // findPlace finds the place from the plan check, or from the plan alone
 // when the checkout has no claims table.
-func findPlace(p *analysis.Pass, runs []*facts.TFRun) (*place, error) {
-	spec, err := analysis.Fact(p, facts.Spec)
-	if err != nil {
-		return nil, err
-	}
+func findPlace(p *analysis.Pass, runs []*facts.TFRun) *place {
+	spec := p.Spec
 	pl := &place{file: spec.Plan}
-	pc, err := analysis.Fact(p, facts.Gate)
-	if errors.Is(err, facts.ErrAbsent) {
-		doc, err := analysis.Fact(p, facts.Plan)
-		if errors.Is(err, facts.ErrAbsent) {
-			return pl, nil
-		}
-		pl.doc = doc
-		return pl, err
-	}
-	if err != nil {
-		return nil, err
+	pc, ok := facts.Gate.Lookup(p)
+	if !ok {
+		pl.doc, _ = facts.Plan.Lookup(p)
+		return pl
 	}
 	pl.doc = pc.Doc
 	tfRuns := map[string]bool{}
@@ -73,7 +62,7 @@ func findPlace(p *analysis.Pass, runs []*facts.TFRun) (*place, error) {
 			pl.line, pl.section = b.Token.Line, b.Place
 		}
 	}
-	return pl, nil
+	return pl
 }
 
 // onlyTF reports whether runs is not empty and every run in it is a TF run.

@@ -18,13 +18,14 @@ import (
 
 // TF is the rule on teacher-forcing token files.
 var TF = &analysis.Analyzer{
-	Name:    "tf",
-	Doc:     "teacher-forcing token files: layout found by template-token text, run flags and eval_tokens agree, hashes match provenance; truncated turns, scored template token, domain labels, <think> newline",
-	Family:  analysis.FamilyTFKLD,
-	Fix:     "score teacher forcing on whole turns in the template's format, without template tokens, or state a caveat",
-	Facts:   []facts.Kind{facts.Spec, facts.Snapshot, facts.RunMetrics, facts.TF, facts.Gate, facts.Plan},
-	Metrics: []string{"top1_count", "top1_total", "kld_mean", "eval_tokens", "tf_n_prompt", "tf_n_gen"},
-	Run:     runTF,
+	Name:     "tf",
+	Doc:      "teacher-forcing token files: layout found by template-token text, run flags and eval_tokens agree, hashes match provenance; truncated turns, scored template token, domain labels, <think> newline",
+	Family:   analysis.FamilyTFKLD,
+	Fix:      "score teacher forcing on whole turns in the template's format, without template tokens, or state a caveat",
+	Requires: []*analysis.Analyzer{facts.RunMetrics.Analyzer, facts.TF.Analyzer},
+	Uses:     []*analysis.Analyzer{facts.Gate.Analyzer, facts.Plan.Analyzer},
+	Metrics:  []string{"top1_count", "top1_total", "kld_mean", "eval_tokens", "tf_n_prompt", "tf_n_gen"},
+	Run:      runTF,
 }
 
 // state is what the tf and kld rules read, gathered once per pass.
@@ -37,23 +38,11 @@ type state struct {
 }
 
 func load(p *analysis.Pass) (*state, error) {
-	set, err := analysis.Fact(p, facts.TF)
-	if err != nil {
-		return nil, err
+	set, ok := facts.TF.Lookup(p)
+	if !ok {
+		return nil, analysis.NotApplicable("no teacher-forcing files")
 	}
-	snap, err := analysis.Fact(p, facts.Snapshot)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := analysis.Fact(p, facts.RunMetrics)
-	if err != nil {
-		return nil, err
-	}
-	pl, err := findPlace(p, set.Runs)
-	if err != nil {
-		return nil, err
-	}
-	return &state{report: p.Report, snap: snap, set: set, ms: ms, pl: pl}, nil
+	return &state{report: p.Report, snap: p.Snap, set: set, ms: facts.RunMetrics.Of(p), pl: findPlace(p, set.Runs)}, nil
 }
 
 // add reports a finding of the pass's rule.
