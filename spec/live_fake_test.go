@@ -60,7 +60,7 @@ func TestLiveFakeEngine(t *testing.T) {
 	dir, runs := fakeCheckout(t)
 	rerunAll(t, runs, liveConfig{
 		dir: dir, timeout: 10 * time.Second, minimum: time.Second, every: 20 * time.Millisecond,
-		tol: 0.15, strict: true, progress: testing.Verbose(),
+		tol: 0.15, strict: true, progress: testing.Verbose(), pass: []string{livetest.EnvReplay},
 		before: func(t *testing.T, i int, lr liveRun) { livetest.Use(t, fakeReplay(i, lr)) },
 	})
 }
@@ -73,7 +73,7 @@ func TestLiveFakeEngineFails(t *testing.T) {
 	dir, runs := fakeCheckout(t)
 	// A long WaitDelay: a hung engine's child holds the output open, and
 	// only the kill of its process group lets the re-run return before it.
-	cfg := liveConfig{dir: dir, timeout: 400 * time.Millisecond, minimum: 100 * time.Millisecond, every: time.Second, wait: 30 * time.Second, tol: 0.15}
+	cfg := liveConfig{dir: dir, timeout: 400 * time.Millisecond, minimum: 100 * time.Millisecond, every: time.Second, wait: 30 * time.Second, tol: 0.15, pass: []string{livetest.EnvReplay}}
 	lr := runs[0]
 
 	t.Run("hang", func(t *testing.T) {

@@ -109,6 +109,7 @@ type liveConfig struct {
 	strict   bool                                  // measured drift beyond tol fails (fake engine) instead of being reported
 	before   func(t *testing.T, i int, lr liveRun) // called before each re-run (the fake engine's replay)
 	progress bool                                  // log progress (-v shows it as the run goes)
+	pass     []string                              // live.Options.PassEnv (the fake engine's replay variable)
 }
 
 // runTimeout fits want inside what go test's -timeout leaves, keeping a
@@ -137,6 +138,7 @@ func rerun(t *testing.T, i, n int, lr liveRun, cfg liveConfig) (*live.Result, []
 		ProgressEvery: cfg.every,
 		WaitDelay:     cfg.wait,
 		Memory:        cfg.memory,
+		PassEnv:       cfg.pass,
 		MetricLine:    func(l string) bool { return len(lr.parse("", l).List) > 0 },
 	}
 	if cfg.progress {
@@ -167,6 +169,9 @@ func rerunAll(t *testing.T, runs []liveRun, cfg liveConfig) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for _, f := range envFindings(res) {
+				t.Error(f)
+			}
 			if res.Run.ExitCode != lr.run.ExitCode {
 				t.Errorf("exit %d; archived %d", res.Run.ExitCode, lr.run.ExitCode)
 			}
@@ -176,6 +181,16 @@ func rerunAll(t *testing.T, runs []liveRun, cfg liveConfig) {
 			}
 		})
 	}
+}
+
+// envFindings are the findings of a re-run's environment: each recorded
+// variable it was started without (a loader or injection variable), named.
+func envFindings(res *live.Result) []string {
+	var out []string
+	for _, r := range res.Refused {
+		out = append(out, fmt.Sprintf("%s: the recorded environment sets %s", res.Run.Name, r))
+	}
+	return out
 }
 
 // checkDrifts fails on a deterministic metric that changed, and on measured

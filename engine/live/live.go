@@ -21,7 +21,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -67,6 +66,9 @@ type Options struct {
 	// Memory, when set, samples the process's memory (engine/rusage) every
 	// ProgressEvery and at the end, for Result's peaks.
 	Memory bool
+	// PassEnv names variables of this process passed to the run besides
+	// the allow-list Environ builds (the fake engine's replay file).
+	PassEnv []string
 }
 
 // Progress is a running re-run's state, for a person watching it.
@@ -90,6 +92,9 @@ type Result struct {
 	// MemoryErr says why memory was not sampled (rusage.ErrUnsupported off
 	// darwin), nil when it was or was not asked for.
 	MemoryErr error
+	// Refused lists the recorded variables the run was started without
+	// (Environ): loader and injection variables, each a finding.
+	Refused []Refused
 }
 
 // Resolve returns the program to run for a recorded argv[0]: a path inside
@@ -133,8 +138,10 @@ func Resolve(root, argv0 string) (string, error) {
 	return real, nil
 }
 
-// Rerun executes r's recorded command again in the checkout opt.Dir with its
-// recorded environment laid over this process's, and returns the fresh run.
+// Rerun executes r's recorded command again in the checkout opt.Dir with the
+// environment Environ builds (an allow-list of this process's variables and
+// the recorded ones, loader and injection variables refused and listed in
+// Result.Refused), and returns the fresh run.
 // A non-zero exit is not an error: it is in the returned run, as the runner
 // records it. A run that outlives its timeout is killed with its process
 // group; the error wraps context.DeadlineExceeded and shows the last line.
@@ -161,7 +168,8 @@ func Rerun(ctx context.Context, r *archive.Run, opt Options) (*Result, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, prog, r.Cmd[1:]...)
 	cmd.Dir = opt.Dir
-	cmd.Env = append(os.Environ(), sortedEnv(r.Env)...)
+	env, refused := Environ(r.Env, os.Getenv, opt.PassEnv)
+	cmd.Env = env
 	inGroup(cmd)
 	// Output still held open by a process that left the group must not
 	// hold up the result forever.
@@ -173,7 +181,7 @@ func Rerun(ctx context.Context, r *archive.Run, opt Options) (*Result, error) {
 	cmd.Stdout = out
 	cmd.Stderr = out
 
-	res := &Result{}
+	res := &Result{Refused: refused}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("live: %s: %w", r.Name, err)
@@ -257,19 +265,6 @@ func (res *Result) sample(pid int) error {
 // prompt_region(false) lines print. It is rusage.Of; off darwin it returns
 // rusage.ErrUnsupported.
 func Footprint(pid int) (rusage.Info, error) { return rusage.Of(pid) }
-
-func sortedEnv(env map[string]string) []string {
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, k+"="+env[k])
-	}
-	return out
-}
 
 // Kind says how a metric may differ between two runs of one command.
 type Kind int

@@ -79,6 +79,7 @@ func rerun(t *testing.T, r *archive.Run, dir string, rp *livetest.Replay, opt li
 	t.Helper()
 	livetest.Use(t, rp)
 	opt.Dir = dir
+	opt.PassEnv = append(opt.PassEnv, livetest.EnvReplay)
 	if opt.Timeout == 0 {
 		opt.Timeout = 5 * time.Second
 	}

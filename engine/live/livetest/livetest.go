@@ -61,6 +61,9 @@ type Replay struct {
 	// engine must be started with; otherwise it exits 97 saying what differs.
 	WantArgs []string
 	WantEnv  map[string]string
+	// EnvFile, when set, is where the engine writes the environment it was
+	// started with, one variable a line, before anything else.
+	EnvFile string
 }
 
 // Metrics parses an output with the replay's parser.
@@ -150,6 +153,12 @@ func Main() int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakeengine:", err)
 		return 98
+	}
+	if r.EnvFile != "" {
+		if err := os.WriteFile(r.EnvFile, []byte(strings.Join(os.Environ(), "\n")+"\n"), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "fakeengine:", err)
+			return 96
+		}
 	}
 	if msg := r.checkStart(); msg != "" {
 		fmt.Fprintln(os.Stderr, "fakeengine:", msg)
