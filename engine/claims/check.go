@@ -127,7 +127,8 @@ type Result struct {
 	// Spans are the checks of the code spans in claim sections that quote
 	// numbers and are not command-line arguments or settings.
 	Spans []SpanCheck
-	// PlanErrors are the plan's reading errors on lines in claim sections.
+	// PlanErrors are the plan's reading errors on lines in claim sections,
+	// and what the plan hides there from its reader (plan.Doc.Hidden).
 	PlanErrors []*plan.Error
 	// MissingSections are declared claim sections (and skip sections)
 	// with no heading in the plan.
@@ -237,9 +238,10 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 		if sec != nil {
 			place = sec.Place()
 		}
-		if l.Fenced() {
-			// a fenced code block's numbers are never bound: counted, and
-			// listed where measurement-like, so that none escapes unseen
+		if l.Fenced() && !claim {
+			// a code block's numbers outside the claim sections are never
+			// bound: counted, and listed where measurement-like, so that
+			// none escapes unseen (in a claim section they are claims)
 			for _, tk := range l.FencedTokens() {
 				if !Measurement(tk) {
 					continue
@@ -259,7 +261,17 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 			continue
 		}
 		hasNum := false
-		l.EachToken(func(tk plan.Token) bool {
+		each := l.EachToken
+		if l.Fenced() {
+			each = func(f func(plan.Token) bool) {
+				for _, tk := range l.FencedTokens() {
+					if !f(tk) {
+						return
+					}
+				}
+			}
+		}
+		each(func(tk plan.Token) bool {
 			c := count(sec)
 			bound := false
 			if sec != nil {
@@ -323,9 +335,18 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 			res.EmptySections = append(res.EmptySections, s)
 		}
 	}
-	for _, e := range doc.Errors {
-		if e.Line >= 1 && e.Line <= len(doc.Lines) && claimSec[doc.Lines[e.Line-1].Section] {
-			res.PlanErrors = append(res.PlanErrors, e)
+	for _, errs := range [][]*plan.Error{doc.Errors, doc.Hidden} {
+		for _, e := range errs {
+			if e.Line < 1 || e.Line > len(doc.Lines) {
+				continue
+			}
+			sec := doc.Lines[e.Line-1].Section
+			if _, seen := claimSec[sec]; !seen {
+				claimSec[sec] = inAny(sec, t.Sections) && !inAny(sec, t.Skips)
+			}
+			if claimSec[sec] {
+				res.PlanErrors = append(res.PlanErrors, e)
+			}
 		}
 	}
 	var derived []Item

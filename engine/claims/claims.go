@@ -159,6 +159,26 @@ var (
 	placeRE  = regexp.MustCompile(`^(§[0-9]+(\.[0-9A-Za-z]+)*)?( ?#[0-9]+)?$`)
 )
 
+// validPlace reports whether p is a place: a numbered place (§7.1, §7.1 #5,
+// #29) or a heading path (a heading's text, "Inference plan > Design
+// targets", "§7.1 > Warm runs"; see plan.Section.PathIn).
+func validPlace(p string) bool {
+	if p == "" {
+		return false
+	}
+	if plan.IsNumbered(p) && !strings.Contains(p, strings.TrimSpace(plan.PathSep)) {
+		return placeRE.MatchString(p)
+	}
+	for _, e := range strings.Split(p, strings.TrimSpace(plan.PathSep)) {
+		e = strings.TrimSpace(e)
+		if e == "" || e[0] >= '0' && e[0] <= '9' {
+			// "7.1" is neither a place (§7.1) nor a heading's whole text
+			return false
+		}
+	}
+	return true
+}
+
 // bom is the UTF-8 byte order mark some editors write at the start of a
 // file; it is not part of the first line.
 const bom = "\uFEFF"
@@ -202,8 +222,8 @@ func Parse(file string, b []byte) *Table {
 		switch kw {
 		case "section", "skip":
 			p := strings.Join(strings.Fields(rest), " ")
-			if !placeRE.MatchString(p) {
-				errf(ln, "%s %q: want a place like §7.1 or §7.1 #5", kw, p)
+			if !validPlace(p) {
+				errf(ln, "%s %q: want a place like §7.1, §7.1 #5 or a heading's text", kw, p)
 				continue
 			}
 			if kw == "section" {
@@ -239,7 +259,7 @@ func Parse(file string, b []byte) *Table {
 	// a whole one
 	for _, sk := range t.Skips {
 		for _, sc := range t.Sections {
-			if plan.InPlace(sc.Place, sk.Place) {
+			if plan.IsNumbered(sc.Place) && plan.IsNumbered(sk.Place) && plan.InPlace(sc.Place, sk.Place) {
 				errf(sk.Line, "skip %s covers claim section %s (line %d): a section is either claims or not", sk.Place, sc.Place, sc.Line)
 			}
 		}
@@ -357,8 +377,8 @@ func parseRow(text string) (*Row, error) {
 		f[i] = strings.TrimSpace(f[i])
 	}
 	r := &Row{Place: strings.Join(strings.Fields(f[0]), " "), Quote: f[1], Text: text, N: 1, Digits: -1}
-	if !placeRE.MatchString(r.Place) || r.Place == "" {
-		return nil, fmt.Errorf("row: place %q: want a place like §7.1 #5", r.Place)
+	if !validPlace(r.Place) {
+		return nil, fmt.Errorf("row: place %q: want a place like §7.1 #5 or a heading's text", r.Place)
 	}
 	if r.Quote == "" {
 		return nil, fmt.Errorf("row: empty quote")

@@ -10,6 +10,7 @@ package plan
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -21,7 +22,12 @@ type Doc struct {
 	Sections []*Section // every heading, in order
 	Caveats  []Caveat   // every caveat, in order
 	Errors   []*Error   // problems found while reading; reading goes on
-	Notes    []string   // what reading set aside ("file:1: a UTF-8 byte order mark … is ignored")
+	// Hidden lists what the plan holds that its reader does not see or
+	// that reads otherwise than it renders: HTML comments and HTML holding
+	// a digit or a heading, an unclosed comment, invisible characters
+	// beside a number. The gate fails each one in a claim section.
+	Hidden []*Error
+	Notes  []string // what reading set aside ("file:1: a UTF-8 byte order mark … is ignored")
 }
 
 // bom is the UTF-8 byte order mark some editors write at the start of a
@@ -36,6 +42,26 @@ type Line struct {
 	Text    string   // the line without its line ending; invalid UTF-8 replaced by U+FFFD
 	Section *Section // innermost section the line is in; nil before the first heading
 	kind    lineKind
+	vis     string // what the line renders as (see Visible)
+	segs    []seg  // where the stretches of vis start in Text
+	spans   []Span // the code spans that start on the line
+}
+
+// Visible returns what the line renders as, the text the gate reads
+// numbers from: Markdown markup, link destinations and HTML left out,
+// character references and backslash escapes decoded, NFKC applied, every
+// decimal digit of any script as its ASCII digit, invisible characters
+// dropped. A code span stays with its backticks. A line in a code block
+// or an HTML block renders nothing the gate reads ("").
+func (l Line) Visible() string { return l.vis }
+
+// col returns the 1-based byte column in Text of byte i of the visible text.
+func (l Line) col(i int) int {
+	k := sort.Search(len(l.segs), func(k int) bool { return l.segs[k].off > i }) - 1
+	if k < 0 {
+		return i + 1
+	}
+	return min(l.segs[k].col+i-l.segs[k].off, max(len(l.Text), 1))
 }
 
 type lineKind uint8
@@ -43,7 +69,8 @@ type lineKind uint8
 const (
 	proseLine   lineKind = iota // scanned whole
 	headingLine                 // scanned without the heading's own number
-	fenceLine                   // a fence or a line inside one: not scanned
+	fenceLine                   // a fence or a line inside one, or an indented code block: not scanned
+	htmlLine                    // an HTML block (a comment) or a setext underline: renders no number
 )
 
 // Tokens returns the numeric tokens quoted on the line (claims, not
@@ -58,36 +85,38 @@ func (l Line) Tokens() []Token {
 }
 
 // EachToken calls f with each numeric token of the line, in order, until f
-// returns false. It holds one token at a time.
+// returns false. It holds one token at a time. Tokens are read from what
+// the line renders as (Visible); a token's Col is its column in Text.
 func (l Line) EachToken(f func(Token) bool) {
 	switch l.kind {
-	case fenceLine:
+	case fenceLine, htmlLine:
 		return
 	case headingLine:
-		_, title, _ := heading(l.Text)
-		scanEach(headingBody(title), func(t Token) bool {
-			t.Line, t.Col = l.N, t.Col+strings.Index(l.Text, title)
+		scanEach(headingBody(l.vis), func(t Token) bool {
+			t.Line, t.Col = l.N, l.col(t.Col-1)
 			return f(t)
 		})
 	default:
-		scanEach(l.Text, func(t Token) bool {
-			t.Line = l.N
+		scanEach(l.vis, func(t Token) bool {
+			t.Line, t.Col = l.N, l.col(t.Col-1)
 			return f(t)
 		})
 	}
 }
 
-// CodeSpans returns the code spans (`…`) of the line outside fenced blocks,
-// in order.
+// CodeSpans returns the code spans (`…`) that start on the line, in order;
+// a line in a code block has none.
 func (l Line) CodeSpans() []Span {
-	if l.kind == fenceLine {
+	if l.kind == fenceLine || l.kind == htmlLine {
 		return nil
 	}
-	return codeSpans(l.Text)
+	return l.spans
 }
 
 // Section is a Markdown heading and the lines under it, up to the next
-// heading of the same or a higher level.
+// heading of the same or a higher level; or a numbered item of a section
+// (an ordered-list item "29." or a bold label "**#29 — …**", Level
+// itemLevel), which is a place #29 when no item number encloses it.
 type Section struct {
 	Title  string   // heading text without the leading #s
 	Level  int      // 1 for "#", 2 for "##", ...
@@ -123,10 +152,12 @@ type Error struct {
 // Error returns "file:line: message".
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-// Parse parses plan text. It never fails: CRLF and lone CR line endings are
-// accepted, a leading UTF-8 byte order mark is dropped (with a note), and a line that is not valid UTF-8 is kept (invalid bytes
-// replaced by U+FFFD) with an Error naming file and line, so that a caller
-// can refuse to vouch for the numbers on it.
+// Parse parses plan text as CommonMark (GFM tables and footnotes; see
+// parseMarkdown). It never fails: CRLF and lone CR line endings are
+// accepted, a leading UTF-8 byte order mark is dropped (with a note), and a
+// line that is not valid UTF-8 is kept (invalid bytes replaced by U+FFFD)
+// with an Error naming file and line, so that a caller can refuse to vouch
+// for the numbers on it.
 func Parse(file string, b []byte) *Doc {
 	d := &Doc{File: file}
 	if rest, ok := bytes.CutPrefix(b, []byte(bom)); ok {
@@ -135,9 +166,6 @@ func Parse(file string, b []byte) *Doc {
 	}
 	n := bytes.Count(b, []byte{'\n'}) + 1
 	d.Lines = make([]Line, 0, n)
-	var stack []*Section
-	var cav *Caveat
-	fence := "" // the open fence's delimiter ("```", "~~~~"), "" outside a fenced block
 	for ln := 1; len(b) > 0 || ln == 1; ln++ {
 		var raw []byte
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -155,47 +183,30 @@ func Parse(file string, b []byte) *Doc {
 		if strings.ContainsRune(text, '\r') {
 			text = strings.ReplaceAll(text, "\r", " ")
 		}
-		trim := strings.TrimSpace(text)
-		if fence == "" {
-			fence = openFence(text)
-		} else if closesFence(text, fence) {
-			fence = ""
-			d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: top(stack), kind: fenceLine})
-			continue
-		}
-		if fence != "" {
-			// the opening fence line, or a line inside the block
-			d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: top(stack), kind: fenceLine})
-			cav = nil
-			continue
-		}
-		if lvl, title, ok := heading(text); ok {
-			for len(stack) > 0 && stack[len(stack)-1].Level >= lvl {
-				stack[len(stack)-1].End = ln - 1
-				stack = stack[:len(stack)-1]
-			}
-			s := &Section{Title: title, Level: lvl, Line: ln, Num: sectionNum(title), Parent: top(stack)}
-			stack = append(stack, s)
-			d.Sections = append(d.Sections, s)
-			d.Lines = append(d.Lines, Line{N: ln, Text: text, Section: s, kind: headingLine})
-			cav = nil
-			continue
-		}
-		l := Line{N: ln, Text: text, Section: top(stack)}
-		if id, body, ok := caveatLine(text); ok {
-			d.Caveats = append(d.Caveats, Caveat{ID: id, Text: body, Line: ln, End: ln, Section: l.Section})
-			cav = &d.Caveats[len(d.Caveats)-1]
-		} else if cav != nil && strings.HasPrefix(trim, ">") && strings.TrimSpace(strings.TrimPrefix(trim, ">")) != "" {
-			cav.Text += " " + strings.TrimSpace(strings.TrimPrefix(trim, ">"))
-			cav.End = ln
-		} else {
-			cav = nil
-		}
-		d.Lines = append(d.Lines, l)
+		d.Lines = append(d.Lines, Line{N: ln, Text: text})
 	}
-	last := len(d.Lines)
-	for _, s := range stack {
-		s.End = last
+	parseMarkdown(d)
+	var cav *Caveat
+	for i := range d.Lines {
+		l := &d.Lines[i]
+		trim := strings.TrimSpace(l.Text)
+		switch {
+		case l.kind != proseLine:
+			cav = nil
+		case cav != nil && strings.HasPrefix(trim, ">") && strings.TrimSpace(strings.TrimPrefix(trim, ">")) != "":
+			if _, _, ok := caveatLine(l.Text); !ok {
+				cav.Text += " " + strings.TrimSpace(strings.TrimPrefix(trim, ">"))
+				cav.End = l.N
+				continue
+			}
+			fallthrough
+		default:
+			cav = nil
+			if id, body, ok := caveatLine(l.Text); ok {
+				d.Caveats = append(d.Caveats, Caveat{ID: id, Text: body, Line: l.N, End: l.N, Section: l.Section})
+				cav = &d.Caveats[len(d.Caveats)-1]
+			}
+		}
 	}
 	return d
 }
@@ -270,29 +281,6 @@ func firstInvalid(b []byte) int {
 		i += size
 	}
 	return 0
-}
-
-// heading reports whether text is an ATX heading ("## Title") and returns its
-// level and title.
-func heading(text string) (int, string, bool) {
-	t := strings.TrimLeft(text, " ")
-	if len(text)-len(t) > 3 {
-		return 0, "", false
-	}
-	lvl := 0
-	for lvl < len(t) && t[lvl] == '#' {
-		lvl++
-	}
-	if lvl == 0 || lvl > 6 {
-		return 0, "", false
-	}
-	rest := t[lvl:]
-	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return 0, "", false
-	}
-	title := strings.TrimSpace(rest)
-	title = strings.TrimSpace(strings.TrimRight(title, "#"))
-	return lvl, title, true
 }
 
 // sectionNum returns the plan's own number at the start of a heading title:
@@ -385,14 +373,76 @@ func splitPlace(p string) (sec, item string) {
 
 // In reports whether the section is at or inside place want, by the plan's
 // structure (a heading under the heading of want, at any depth) or by its
-// numbering (InPlace).
+// numbering (InPlace). A want that is not a numbered place is a heading
+// path (see IsNumbered, PathIn).
 func (s *Section) In(want string) bool {
+	if !IsNumbered(want) {
+		return s.PathIn(want)
+	}
 	for p := s; p != nil; p = p.Parent {
 		if InPlace(p.Place(), want) {
 			return true
 		}
 	}
 	return false
+}
+
+// IsNumbered reports whether a place is written with the plan's numbers
+// (§7.1, §7.1 #5, #29) rather than as a heading path.
+func IsNumbered(place string) bool {
+	return place == "" || strings.HasPrefix(place, "§") || strings.HasPrefix(place, "#")
+}
+
+// PathSep separates the headings of a heading path: "Inference plan >
+// Design targets", "§7.1 > Warm runs".
+const PathSep = " > "
+
+// PathIn reports whether the section is at or inside the heading path
+// want: its last element names the section or one enclosing it, and each
+// element before it names a section enclosing that one, in order. An
+// element names a section by its title (runs of white space as one space,
+// case aside) or by its numbered place (§7.1 #5).
+func (s *Section) PathIn(want string) bool {
+	elems := strings.Split(want, strings.TrimSpace(PathSep))
+	for i := range elems {
+		elems[i] = strings.Join(strings.Fields(elems[i]), " ")
+	}
+	k := len(elems) - 1
+	for p := s; p != nil && k >= 0; p = p.Parent {
+		if p.names(elems[k]) {
+			k--
+		}
+	}
+	return k < 0
+}
+
+// names reports whether a path element names the section.
+func (s *Section) names(elem string) bool {
+	if IsNumbered(elem) && s.Num != "" && InPlace(s.Place(), elem) && InPlace(elem, s.Place()) {
+		return true
+	}
+	return strings.EqualFold(strings.Join(strings.Fields(s.Title), " "), elem)
+}
+
+// Name returns the section's place, or, for a section with no number of
+// its own place, its heading path from the nearest numbered section
+// ("§7.1 #5 > Warm runs", "Inference plan"): what names it in PLAN.claims.
+func (s *Section) Name() string {
+	var path []string
+	for p := s; p != nil; p = p.Parent {
+		if p.Num != "" {
+			if len(path) == 0 {
+				return p.Place()
+			}
+			path = append(path, p.Place())
+			break
+		}
+		path = append(path, strings.Join(strings.Fields(p.Title), " "))
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return strings.Join(path, PathSep)
 }
 
 // Place returns the place of line n ("" outside numbered sections).

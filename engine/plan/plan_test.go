@@ -373,7 +373,7 @@ func TestFences(t *testing.T) {
 		{"shorter does not close", "````\n```\nx 1 GB\n````\ny 2 GB", []bool{true, true, true, true, false}},
 		{"longer closes", "~~~\nx\n~~~~~\ny 2 GB", []bool{true, true, true, false}},
 		{"indented 4 does not close", "```\n    ```\nx\n   ```\ny", []bool{true, true, true, true, false}},
-		{"indented 4 does not open", "    ```\ny 2 GB", []bool{false, false}},
+		{"indented 4 is an indented code block", "    ```\ny 2 GB", []bool{true, false}},
 		{"closing fence takes no info", "```\n``` go\nz\n```\nw", []bool{true, true, true, true, false}},
 		{"backtick info with a backtick is no fence", "``` a`b\nx 1 GB", []bool{false, false}},
 		{"unclosed runs to the end", "```\nx 1 GB\n# H\ny 2 GB", []bool{true, true, true, true}},

@@ -89,8 +89,9 @@ var unitList = func() []string {
 // rules that separate a claim from an identifier; each is tested in
 // token_test.go:
 //
-//   - text in code spans (`…`), link targets ](…), URLs and HTML comments
-//     is not scanned;
+//   - Scan reads what a line renders as (Line.Visible: the Markdown reader
+//     has left out link destinations, HTML and comments, and decoded
+//     character references); code spans (`…`) and URLs are not scanned;
 //   - a list marker at the start of a line ("1. ", "2) ") is numbering;
 //   - a number glued to a letter, "_", "§", "#", "@", "$" or "\" on its left
 //     is part of an identifier: Q2_0, IQ3_S, K256, M5, v2, §7.1, #29, L577
@@ -139,20 +140,6 @@ func scanEach(s string, f func(Token) bool) {
 		switch {
 		case c == '`':
 			i = skipCode(s, i)
-			continue
-		case strings.HasPrefix(s[i:], "<!--"):
-			if j := strings.Index(s[i+4:], "-->"); j >= 0 {
-				i += 4 + j + 3
-			} else {
-				i = len(s)
-			}
-			continue
-		case strings.HasPrefix(s[i:], "]("):
-			if j := strings.IndexByte(s[i:], ')'); j >= 0 {
-				i += j + 1
-			} else {
-				i = len(s)
-			}
 			continue
 		case strings.HasPrefix(s[i:], "http://") || strings.HasPrefix(s[i:], "https://"):
 			i = skipWord(s, i)

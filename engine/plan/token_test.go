@@ -78,7 +78,7 @@ var scanTests = []struct {
 	{"m5_prompt_1600tok.txt results/2026/x.json llama_prompt_1264tok.txt", nil},
 	{"5G 3rd 2-dp 1.2.3", nil},
 	{"K256-q2 ub1024 step2_ngl99", nil},
-	{"[see](#71-results) https://example.com/a/1.2 <!-- 42 -->", nil},
+	{"see https://example.com/a/1.2", nil},
 	{"1. first item", nil},                       // a list marker
 	{"  12) twelfth", nil},                       // a list marker
 	{"size 2) x", []tok{{"2", Single, "2", ""}}}, // not at the start: a number
