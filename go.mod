@@ -10,6 +10,7 @@ tool (
 require (
 	github.com/ebitengine/purego v0.11.3
 	github.com/google/go-cmp v0.7.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/stretchr/testify v1.12.1
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/sys v0.50.0

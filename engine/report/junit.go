@@ -10,28 +10,30 @@ import (
 )
 
 // The JUnit XML elements this report writes, as GitLab, Jenkins and
-// Buildkite read them.
+// Buildkite read them: the subset Jenkins' junit-10.xsd allows (no file or
+// line on a testcase, errors required on a testsuite, skipped counted on
+// a testsuite, not on testsuites). spec/junit_schema_test.go validates
+// the output against that schema.
 type (
 	junitSuites struct {
 		XMLName  xml.Name     `xml:"testsuites"`
 		Name     string       `xml:"name,attr"`
 		Tests    int          `xml:"tests,attr"`
 		Failures int          `xml:"failures,attr"`
-		Skipped  int          `xml:"skipped,attr"`
+		Errors   int          `xml:"errors,attr"`
 		Suites   []junitSuite `xml:"testsuite"`
 	}
 	junitSuite struct {
 		Name     string      `xml:"name,attr"`
 		Tests    int         `xml:"tests,attr"`
 		Failures int         `xml:"failures,attr"`
+		Errors   int         `xml:"errors,attr"`
 		Skipped  int         `xml:"skipped,attr"`
 		Cases    []junitCase `xml:"testcase"`
 	}
 	junitCase struct {
 		Name      string        `xml:"name,attr"`
 		Classname string        `xml:"classname,attr"`
-		File      string        `xml:"file,attr,omitempty"`
-		Line      int           `xml:"line,attr,omitempty"`
 		Failure   *junitFailure `xml:"failure,omitempty"`
 		Skipped   *junitSkipped `xml:"skipped,omitempty"`
 		SystemOut string        `xml:"system-out,omitempty"`
@@ -49,8 +51,11 @@ type (
 // writeJUnit writes one testsuite per rule and one testcase per finding:
 // each claims row, plan number and check is a test. A fail is a failure
 // with the message; a warn passes with the warning in system-out; a rule
-// that did not apply is a skipped testcase with its reason. Files are paths
-// from the repository root.
+// that did not apply is a skipped testcase with its reason. A testcase is
+// named by its finding's id, place (the path from the repository root and
+// the line) and quote; names are unique within a rule (a second finding of
+// the same name gets " #2"), as test reports key results by classname and
+// name.
 func (r *Report) writeJUnit(w io.Writer, o Options) error {
 	prefix := r.prefix(o)
 	doc := junitSuites{Name: "strataspec " + clean(r.Root)}
@@ -71,12 +76,15 @@ func (r *Report) writeJUnit(w io.Writer, o Options) error {
 			s.Skipped++
 		}
 	}
+	names := map[string]int{}
 	for _, f := range r.Findings {
 		s := suite(f.Rule)
-		c := junitCase{Name: junitName(f), Classname: f.Rule}
-		if loc, ok := locate(prefix, f); ok {
-			c.File, c.Line = loc.URI, loc.Line
+		name := junitName(prefix, f)
+		key := f.Rule + "\x00" + name
+		if names[key]++; names[key] > 1 {
+			name = fmt.Sprintf("%s #%d", name, names[key])
 		}
+		c := junitCase{Name: name, Classname: f.Rule}
 		switch f.Severity {
 		case finding.Fail:
 			c.Failure = &junitFailure{Message: clean(f.Message), Type: "fail", Text: junitDetail(f)}
@@ -91,7 +99,6 @@ func (r *Report) writeJUnit(w io.Writer, o Options) error {
 		s.Tests = len(s.Cases)
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
-		doc.Skipped += s.Skipped
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
@@ -105,13 +112,25 @@ func (r *Report) writeJUnit(w io.Writer, o Options) error {
 	return err
 }
 
-// junitName names a finding's testcase: id, place and quote.
-func junitName(f finding.Finding) string {
+// junitName names a finding's testcase: id, place (from the repository
+// root, under prefix) and quote.
+func junitName(prefix string, f finding.Finding) string {
 	parts := []string{}
 	if f.ID != "" {
 		parts = append(parts, f.ID)
 	}
-	parts = append(parts, place(f))
+	if loc, ok := locate(prefix, f); ok {
+		where := loc.URI
+		if loc.Line > 0 {
+			where = fmt.Sprintf("%s:%d", loc.URI, loc.Line)
+		}
+		if loc.Inner != "" {
+			where += " (" + loc.Inner + ")"
+		}
+		parts = append(parts, where)
+	} else {
+		parts = append(parts, place(f))
+	}
 	if f.Quote != "" {
 		parts = append(parts, shorten(f.Quote, 80))
 	}

@@ -23,7 +23,6 @@ type junitRead struct {
 		Cases    []struct {
 			Name      string `xml:"name,attr"`
 			Classname string `xml:"classname,attr"`
-			File      string `xml:"file,attr"`
 			Failure   *struct {
 				Message string `xml:"message,attr"`
 				Body    string `xml:",chardata"`
@@ -70,14 +69,33 @@ func TestJUnitRoundTrip(t *testing.T) {
 			if f.Severity == finding.Warn {
 				assert.Contains(t, c.SystemOut, "warn: "+f.Message)
 			}
-			if f.File != "" {
-				assert.Equal(t, "repo/snap/"+f.File, c.File)
-			} else {
-				assert.Empty(t, c.File)
+			if f.File != "" { // the place is in the name: Jenkins' schema allows no file attribute
+				assert.Contains(t, c.Name, "repo/snap/"+f.File)
 			}
 		}
 	}
 	assert.Equal(t, fails, got.Failures)
 	assert.Equal(t, r.Summary.Fail, got.Failures)
 	assert.Equal(t, len(fs)+1, got.Tests)
+}
+
+// TestJUnitUniqueNames: two findings of one rule with the same id, place
+// and quote are two testcases with distinct names, as CI readers key
+// results by classname and name.
+func TestJUnitUniqueNames(t *testing.T) {
+	f := finding.Finding{Rule: "tf", Severity: finding.Warn, File: "d.txt", Line: 2, Quote: "<think>", Message: "m"}
+	out := write(t, New("snap", []string{"tf"}, []finding.Finding{f, f, f}), "junit", Options{PathPrefix: "."})
+	var got junitRead
+	require.NoError(t, xml.Unmarshal([]byte(out), &got))
+	require.Len(t, got.Suites, 1)
+	seen := map[string]bool{}
+	for _, c := range got.Suites[0].Cases {
+		if seen[c.Classname+"/"+c.Name] {
+			t.Errorf("testcase %s/%s appears twice", c.Classname, c.Name)
+		}
+		seen[c.Classname+"/"+c.Name] = true
+	}
+	if len(seen) != 3 || !seen["tf/d.txt:2 <think> #3"] {
+		t.Errorf("testcase names = %v; want 3, the third %q", seen, "d.txt:2 <think> #3")
+	}
 }

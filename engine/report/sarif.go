@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 
 	"github.com/strataspec/strataspec/engine/finding"
 )
@@ -72,7 +73,7 @@ type (
 	}
 	sarifPhysical struct {
 		ArtifactLocation sarifArtifact `json:"artifactLocation"`
-		Region           *sarifRegion  `json:"region,omitempty"`
+		Region           *sarifRegion  `json:"region"`
 	}
 	sarifArtifact struct {
 		URI string `json:"uri"`
@@ -131,10 +132,10 @@ func (r *Report) writeSARIF(w io.Writer, o Options) error {
 		if loc.Inner != "" {
 			msg = loc.Inner + ": " + msg
 		}
-		phys := sarifPhysical{ArtifactLocation: sarifArtifact{URI: loc.URI}}
-		if loc.Line > 0 {
-			phys.Region = &sarifRegion{StartLine: loc.Line}
-		}
+		// Code scanning needs a region on every result: a finding about
+		// a whole file, or about a place inside an archived tail (named in
+		// the message), points at the file's first line.
+		phys := sarifPhysical{ArtifactLocation: sarifArtifact{URI: sarifURI(loc.URI)}, Region: &sarifRegion{StartLine: max(loc.Line, 1)}}
 		fp := fingerprint(f)
 		seen[fp]++
 		fp = fmt.Sprintf("%s:%d", fp, seen[fp])
@@ -147,6 +148,12 @@ func (r *Report) writeSARIF(w io.Writer, o Options) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
+}
+
+// sarifURI writes a slash-separated path as a URI reference (RFC 3986):
+// each segment percent-encoded, so "m5 v3/PLAN.md" is "m5%20v3/PLAN.md".
+func sarifURI(p string) string {
+	return (&url.URL{Path: p}).EscapedPath()
 }
 
 // fingerprint identifies a finding across audits: its rule, id, check,

@@ -114,11 +114,29 @@ func TestSARIF(t *testing.T) {
 	assert.Equal(t, obj{"startLine": float64(680)}, loc(0)["region"])
 	tailRes := results[len(results)-3]
 	assert.Equal(t, "sub/snap/results/r.json", tailRes["locations"].([]any)[0].(obj)["physicalLocation"].(obj)["artifactLocation"].(obj)["uri"])
-	assert.NotContains(t, tailRes["locations"].([]any)[0].(obj)["physicalLocation"], "region", "a tail line is not a line of the file")
+	assert.Equal(t, obj{"startLine": float64(1)}, tailRes["locations"].([]any)[0].(obj)["physicalLocation"].(obj)["region"], "a tail line is not a line of the file: the file's first line, the place in the message")
 	assert.Equal(t, "runs[3].output_tail line 12: tail", tailRes["message"].(obj)["text"])
-	assert.NotContains(t, loc(len(results)-2), "region", "a finding with no line has no region")
+	assert.Equal(t, obj{"startLine": float64(1)}, loc(len(results) - 2)["region"], "a finding with no line points at the first (code scanning needs a region)")
 	assert.Equal(t, "error", results[0]["level"])
 	assert.Contains(t, write(t, r, "sarif", Options{ToolVersion: "v1.2.3"}), `"version": "v1.2.3"`)
+}
+
+// TestSARIFURIs: artifact URIs are URI references (RFC 3986): a space, a
+// percent sign or a non-ASCII letter in a path is percent-encoded.
+func TestSARIFURIs(t *testing.T) {
+	for _, tt := range []struct{ prefix, file, want string }{
+		{"snap", "PLAN.md", "snap/PLAN.md"},
+		{"my snaps/m5 v3", "PLAN.md", "my%20snaps/m5%20v3/PLAN.md"},
+		{".", "data/100% ja/§1.txt", "data/100%25%20ja/%C2%A71.txt"},
+		{".", "a#b?c.md", "a%23b%3Fc.md"},
+	} {
+		f := finding.Finding{Rule: "plan.stale", Severity: finding.Fail, File: tt.file, Line: 2, Message: "m"}
+		res := checkSARIF(t, write(t, New("r", nil, []finding.Finding{f}), "sarif", Options{PathPrefix: tt.prefix}))
+		got := res[0]["locations"].([]any)[0].(obj)["physicalLocation"].(obj)["artifactLocation"].(obj)["uri"]
+		if got != tt.want {
+			t.Errorf("sarif uri of %q under %q = %q; want %q", tt.file, tt.prefix, got, tt.want)
+		}
+	}
 }
 
 func TestSARIFFingerprintsSurviveLineMoves(t *testing.T) {

@@ -152,7 +152,7 @@ func TestPathsFromRepositoryRoot(t *testing.T) {
 		// ../../fixtures/m5-v3 from tools/audit is fixtures/m5-v3 in the repository
 		{[]string{"-format", "sarif"}, `"uri": "fixtures/m5-v3/PLAN.md"`},
 		{[]string{"-format", "github"}, "::error file=fixtures/m5-v3/PLAN.md,line=577,"},
-		{[]string{"-format", "junit"}, `file="fixtures/m5-v3/PLAN.md"`},
+		{[]string{"-format", "junit"}, `name="F11 fixtures/m5-v3/PLAN.md:578 `},
 		{[]string{"-format", "sarif", "-path-prefix", "vendor/strata"}, `"uri": "vendor/strata/PLAN.md"`},
 	} {
 		code, out, stderr := runAudit(t, append([]string{"-root", fixtures + "/m5-v3"}, tt.args...)...)
