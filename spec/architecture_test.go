@@ -161,3 +161,48 @@ func TestRuleFamiliesArePackages(t *testing.T) {
 		t.Errorf("go list ./engine/rules/... = %v; want the rule families as packages", pkgs)
 	}
 }
+
+// module is the import path prefix of the project's packages.
+const module = "github.com/strataspec/strataspec/"
+
+// goList runs go list with args and returns its output's fields.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
+	require.NoError(t, err, "go list %v", args)
+	return strings.Fields(string(out))
+}
+
+// driverDeps are the project packages the analysis driver may depend on:
+// the finding type and the snapshot's data model (as go/analysis imports
+// go/ast and go/types), never a parser.
+var driverDeps = []string{"engine/archive", "engine/checkout", "engine/finding", "engine/jsontree", "engine/num", "engine/snapfs"}
+
+// TestDriverImportsNoParser: engine/analysis depends on the data model
+// alone; inputs that need a parser are input analyzers in engine/facts.
+func TestDriverImportsNoParser(t *testing.T) {
+	for _, dep := range goList(t, "-deps", module+"engine/analysis") {
+		rel, ok := strings.CutPrefix(dep, module)
+		if !ok || rel == "engine/analysis" {
+			continue
+		}
+		if !slices.Contains(driverDeps, rel) {
+			t.Errorf("engine/analysis depends on %s; want only %v", rel, driverDeps)
+		}
+	}
+}
+
+// TestRulesImportNoReader: a rule package reads its inputs from the pass
+// (its fields and the input analyzers it requires), never through the
+// snapshot's file system.
+func TestRulesImportNoReader(t *testing.T) {
+	lines := goList(t, "-f", "{{.ImportPath}}:{{join .Imports \",\"}}", module+"engine/rules/...")
+	for _, l := range lines {
+		pkg, imports, _ := strings.Cut(l, ":")
+		for _, imp := range strings.Split(imports, ",") {
+			if imp == module+"engine/snapfs" {
+				t.Errorf("%s imports %s; a rule reads its inputs from its pass", strings.TrimPrefix(pkg, module), strings.TrimPrefix(imp, module))
+			}
+		}
+	}
+}

@@ -15,16 +15,14 @@ package archive
 import (
 	"bytes"
 	"hash/crc32"
+	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/strataspec/strataspec/engine/tail"
-
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/jsontree"
-	"github.com/strataspec/strataspec/engine/snapfs"
-
 	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/snapfs"
 )
 
 // ResultsFile is the file name LoadResults gives the bytes it decodes (tests
@@ -147,7 +145,26 @@ func (r *Run) TailLine(n int) string {
 	if err != nil {
 		return ""
 	}
-	return tail.Line(t, n)
+	return Line(t, n)
+}
+
+// Line returns line n (1-based) of text without its line ending, or ""
+// when text has no such line: what a finding quotes of a tail or record.
+func Line(text string, n int) string {
+	if n < 1 {
+		return ""
+	}
+	for i := 1; i < n; i++ {
+		j := strings.IndexByte(text, '\n')
+		if j < 0 {
+			return ""
+		}
+		text = text[j+1:]
+	}
+	if j := strings.IndexByte(text, '\n'); j >= 0 {
+		text = text[:j]
+	}
+	return strings.TrimSuffix(text, "\r")
 }
 
 // Strata reports whether the run is a strata engine run (speed or TF).

@@ -349,3 +349,12 @@ func FuzzDecodeMtimes(f *testing.F) {
 		}
 	})
 }
+
+func TestLine(t *testing.T) {
+	text := "a\r\nb\nc"
+	for n, want := range map[int]string{-1: "", 0: "", 1: "a", 2: "b", 3: "c", 4: ""} {
+		if got := Line(text, n); got != want {
+			t.Errorf("Line(%q, %d) = %q; want %q", text, n, got, want)
+		}
+	}
+}

@@ -57,10 +57,7 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/jsontree"
-	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/snapfs"
-	"github.com/strataspec/strataspec/engine/source"
-	"github.com/strataspec/strataspec/engine/tail"
 )
 
 // File is the spec file's name at the checkout's root.
@@ -89,7 +86,7 @@ type Spec struct {
 	lines     jsontree.LineIndex // line starts of the spec file
 	mentioned map[string]bool    // first parts of the rule settings' strings (Mentions)
 	declared  map[string]bool    // keys the spec file gave (Declared)
-	compiled  map[string][]tail.Pattern
+	compiled  map[string][]Pattern
 }
 
 // Results says where run records are and how one maps to a run.
@@ -180,29 +177,30 @@ const (
 )
 
 // DefaultPrograms are the programs strataspec knows without a spec: the
-// strata window CLI and every llama.cpp binary name, old and new. A spec's
-// programs are tried first.
+// strata window CLI and every llama.cpp binary name, old and new, sorted
+// (llamacpp.Program's table; a test in engine/llamacpp holds the two
+// equal, so that checkout, which the analysis driver imports, imports no
+// parser). A spec's programs are tried first.
 func DefaultPrograms() []Program {
-	out := []Program{{Match: "strata_window_cli*", Parser: ParserStrata}}
-	for _, b := range llamacpp.Binaries() { // every llama.cpp name, old and new
-		out = append(out, Program{Match: b[0], Parser: llamaParser(b[1])})
+	return []Program{
+		{Match: "strata_window_cli*", Parser: ParserStrata},
+		{Match: "embedding", Parser: ParserLlamaCpp}, // before b3186
+		{Match: "llama-bench", Parser: ParserBench},
+		{Match: "llama-cli", Parser: ParserLlamaCpp},
+		{Match: "llama-completion", Parser: ParserLlamaCpp},
+		{Match: "llama-embedding", Parser: ParserLlamaCpp},
+		{Match: "llama-perplexity", Parser: ParserPerplexity},
+		{Match: "llama-server", Parser: ParserServer},
+		{Match: "main", Parser: ParserLlamaCpp},         // llama-cli before b3186
+		{Match: "perplexity", Parser: ParserPerplexity}, // before b3186
+		{Match: "server", Parser: ParserServer},         // before b3186
+		{Match: "llama-*", Parser: ParserLlamaCpp},      // any other example program prints the common summary
 	}
-	// Any other llama.cpp example program prints the common summary.
-	return append(out, Program{Match: "llama-*", Parser: ParserLlamaCpp})
 }
 
-// llamaParser is the parser for a llama.cpp program (llamacpp.Program*).
-func llamaParser(program string) string {
-	switch program {
-	case llamacpp.ProgramBench:
-		return ParserBench
-	case llamacpp.ProgramPerplexity:
-		return ParserPerplexity
-	case llamacpp.ProgramServer:
-		return ParserServer
-	}
-	return ParserLlamaCpp
-}
+// Languages are the source languages a "sources" entry may name
+// (source.Langs; a test in engine/source holds the two equal).
+func Languages() []string { return []string{"python", "c"} }
 
 // Default returns the spec used when a checkout has no spec file: a folder
 // of logs (runs/*.log with sidecars) and llama-bench output in runs/.
@@ -402,7 +400,7 @@ func (s *Spec) validate(data []byte) error {
 			return errf(p.Parser, "programs: unknown parser %q (built in: %s; or a name under \"formats\")", p.Parser, strings.Join(builtinParsers(), ", "))
 		}
 	}
-	s.compiled = map[string][]tail.Pattern{}
+	s.compiled = map[string][]Pattern{}
 	for name, pats := range s.Formats {
 		if slices.Contains(builtinParsers(), name) {
 			return errf(name, "formats: %q is a built-in parser's name", name)
@@ -419,7 +417,7 @@ func (s *Spec) validate(data []byte) error {
 		if !relative(g.Glob) {
 			return errf(g.Glob, "sources: glob %q must be a relative path inside the checkout", g.Glob)
 		}
-		if g.Language != "" && !slices.Contains(source.Langs(), source.Lang(g.Language)) {
+		if g.Language != "" && !slices.Contains(Languages(), g.Language) {
 			return errf(g.Language, "sources: unknown language %q (known: python, c)", g.Language)
 		}
 	}
@@ -505,27 +503,34 @@ func (s *Spec) ruleLine(name string) int {
 	return s.line(from + off)
 }
 
+// Pattern is a declared line pattern, compiled: the regular expression and
+// the metric each of its named groups yields.
+type Pattern struct {
+	Re     *regexp.Regexp
+	Groups map[string]MetricSpec // by group name
+}
+
 // Patterns returns the compiled line patterns of a format declared under
 // "formats", nil for a built-in parser.
-func (s *Spec) Patterns(format string) []tail.Pattern { return s.compiled[format] }
+func (s *Spec) Patterns(format string) []Pattern { return s.compiled[format] }
 
-func compile(lp LinePattern) (tail.Pattern, error) {
+func compile(lp LinePattern) (Pattern, error) {
 	re, err := regexp.Compile(lp.Pattern)
 	if err != nil {
-		return tail.Pattern{}, fmt.Errorf("bad pattern %q: %v", lp.Pattern, err)
+		return Pattern{}, fmt.Errorf("bad pattern %q: %v", lp.Pattern, err)
 	}
 	if len(lp.Metrics) == 0 {
-		return tail.Pattern{}, fmt.Errorf("pattern %q yields no metric (add \"metrics\")", lp.Pattern)
+		return Pattern{}, fmt.Errorf("pattern %q yields no metric (add \"metrics\")", lp.Pattern)
 	}
-	p := tail.Pattern{Re: re, Groups: map[string]tail.PatternMetric{}}
+	p := Pattern{Re: re, Groups: map[string]MetricSpec{}}
 	for g, m := range lp.Metrics {
 		if re.SubexpIndex(g) < 0 {
-			return tail.Pattern{}, fmt.Errorf("pattern %q has no group named %q", lp.Pattern, g)
+			return Pattern{}, fmt.Errorf("pattern %q has no group named %q", lp.Pattern, g)
 		}
 		if m.Name == "" {
-			return tail.Pattern{}, fmt.Errorf("pattern %q: group %q needs a metric name", lp.Pattern, g)
+			return Pattern{}, fmt.Errorf("pattern %q: group %q needs a metric name", lp.Pattern, g)
 		}
-		p.Groups[g] = tail.PatternMetric{Name: m.Name, Unit: m.Unit}
+		p.Groups[g] = m
 	}
 	return p, nil
 }

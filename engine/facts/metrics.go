@@ -68,7 +68,7 @@ func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 		}
 		ms.Errors = append(ms.Errors, &tail.Error{File: r.Source, Msg: "no parser for program " + prog + ": declare it under \"programs\" in " + checkout.File})
 	default:
-		ms = tail.ParsePatterns(r.Source, text, spec.Patterns(r.Parser))
+		ms = tail.ParsePatterns(r.Source, text, patterns(spec.Patterns(r.Parser)))
 	}
 	if !strings.Contains(text, "[runner] ") {
 		return ms // no validation-runner lines appended: nothing more to read
@@ -103,4 +103,17 @@ func NoRunWith(names ...string) string {
 		return "no run has the metric " + names[0]
 	}
 	return "no run has any of the metrics " + strings.Join(names, ", ")
+}
+
+// patterns are a declared format's compiled patterns as the tail parser
+// takes them.
+func patterns(ps []checkout.Pattern) []tail.Pattern {
+	out := make([]tail.Pattern, len(ps))
+	for i, p := range ps {
+		out[i] = tail.Pattern{Re: p.Re, Groups: make(map[string]tail.PatternMetric, len(p.Groups))}
+		for g, m := range p.Groups {
+			out[i].Groups[g] = tail.PatternMetric(m)
+		}
+	}
+	return out
 }

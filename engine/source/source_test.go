@@ -3,11 +3,14 @@ package source
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/strataspec/strataspec/engine/checkout"
 )
 
 func TestParseBlanksStringsAndComments(t *testing.T) {
@@ -196,5 +199,17 @@ func BenchmarkParse(b *testing.B) {
 		for i, f := range files {
 			Parse(names[i], f, LangOf(names[i]))
 		}
+	}
+}
+
+// TestCheckoutLanguages: the languages a spec file's "sources" may name
+// (checked by checkout, which imports no parser) are the ones Parse reads.
+func TestCheckoutLanguages(t *testing.T) {
+	var want []string
+	for _, l := range Langs() {
+		want = append(want, string(l))
+	}
+	if got := checkout.Languages(); !slices.Equal(got, want) {
+		t.Errorf("checkout.Languages() = %v; want %v (Langs)", got, want)
 	}
 }

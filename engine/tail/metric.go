@@ -131,22 +131,3 @@ func (ms *Metrics) Detach() {
 		e.Msg = strings.Clone(e.Msg)
 	}
 }
-
-// Line returns line n (1-based) of text without its line ending, or ""
-// when text has no such line: what a finding quotes of a tail or record.
-func Line(text string, n int) string {
-	if n < 1 {
-		return ""
-	}
-	for i := 1; i < n; i++ {
-		j := strings.IndexByte(text, '\n')
-		if j < 0 {
-			return ""
-		}
-		text = text[j+1:]
-	}
-	if j := strings.IndexByte(text, '\n'); j >= 0 {
-		text = text[:j]
-	}
-	return strings.TrimSuffix(text, "\r")
-}

@@ -406,12 +406,3 @@ func metricTexts(ms *tail.Metrics) []string {
 	}
 	return out
 }
-
-func TestLine(t *testing.T) {
-	text := "a\r\nb\nc"
-	for n, want := range map[int]string{-1: "", 0: "", 1: "a", 2: "b", 3: "c", 4: ""} {
-		if got := tail.Line(text, n); got != want {
-			t.Errorf("Line(%q, %d) = %q; want %q", text, n, got, want)
-		}
-	}
-}

@@ -253,7 +253,7 @@ func parityUndeclared(rec *archive.Record, ms *tail.Metrics, configs []ParityCon
 	var out []finding.Finding
 	add := func(sev finding.Severity, check string, m tail.Metric, format string, args ...any) {
 		out = append(out, finding.Finding{Severity: sev, Check: check, File: rec.File, Line: m.Line,
-			Quote: tail.Line(rec.Text, m.Line), Source: rec.Name, Message: fmt.Sprintf(format, args...)})
+			Quote: archive.Line(rec.Text, m.Line), Source: rec.Name, Message: fmt.Sprintf(format, args...)})
 	}
 	pass, ok1 := ms.Get("configs_pass")
 	total, ok2 := ms.Get("configs_total")
@@ -284,7 +284,7 @@ func recordErrors(rec *archive.Record, ms *tail.Metrics) []finding.Finding {
 	var out []finding.Finding
 	for _, e := range ms.Errors {
 		out = append(out, finding.Finding{Severity: finding.Fail, Check: "record", File: rec.File, Line: e.Line,
-			Quote: tail.Line(rec.Text, e.Line), Source: rec.Name,
+			Quote: archive.Line(rec.Text, e.Line), Source: rec.Name,
 			Message: fmt.Sprintf("%s: %s", rec.File, e.Msg)})
 	}
 	return out

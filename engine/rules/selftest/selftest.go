@@ -134,7 +134,7 @@ func recordErrors(rec *archive.Record, ms *tail.Metrics) []finding.Finding {
 	var out []finding.Finding
 	for _, e := range ms.Errors {
 		out = append(out, finding.Finding{Severity: finding.Fail, Check: "verdict", File: rec.File, Line: e.Line,
-			Quote: tail.Line(rec.Text, e.Line), Source: rec.Name, Message: fmt.Sprintf("%s: %s", rec.File, e.Msg)})
+			Quote: archive.Line(rec.Text, e.Line), Source: rec.Name, Message: fmt.Sprintf("%s: %s", rec.File, e.Msg)})
 	}
 	return out
 }
