@@ -96,6 +96,13 @@ type Run struct {
 	Extra       map[string]string // record keys no mapping used, as raw JSON
 	DurationS   float64
 	Duration    Field // duration_s with its printed text and place
+	// BinarySHA256 is the sha256 (hex) of the program the run ran, as its
+	// sidecar records it ("binary": {"path", "sha256"}) or as read from the
+	// checkout when argv[0] is a file in it; "" when unknown.
+	BinarySHA256 string
+	// Inputs are the files the run read as its sidecar lists them
+	// ("inputs": [{"path", "sha256"}]), with their recorded hashes.
+	Inputs []*ProvFile
 	// Tail is the output tail when it was archived inside a results file;
 	// read a run's output with Text, which also reads a log file's.
 	Tail   string
@@ -133,6 +140,17 @@ func (r *Run) Text() (string, error) {
 		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
 	}
 	return string(b), nil
+}
+
+// WithOutput returns a copy of r whose output is text, read from source:
+// Text returns text, never the log r was read from. A live re-run's fresh
+// output is judged through it, so that nothing of the archived log can stand
+// in for what the engine printed now.
+func (r *Run) WithOutput(source, text string) *Run {
+	c := *r
+	c.Tail, c.Source = text, source
+	c.fsys, c.textFile, c.textSum = nil, "", 0
+	return &c
 }
 
 // TailLine returns line n (1-based) of the run's output, for quoting in a
@@ -202,6 +220,7 @@ func (p Provenance) File(roleOrPath string) *ProvFile {
 // ProvFile is one provenance record.
 type ProvFile struct {
 	Role      string // for Files: what the file is; "" for prompts
+	File      string // the file the record is in when it is a run's sidecar; "" for the results file
 	Path      string // relative to the root
 	SHA256    string // hex
 	Bytes     int64

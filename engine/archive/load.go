@@ -739,6 +739,71 @@ func (s *Snapshot) readSidecar(r *Run, file string, f checkout.Fields) error {
 	got := tmp.Runs[0]
 	r.Cmd, r.Env, r.CarriedOver, r.ExitCode, r.HasExit = got.Cmd, got.Env, got.CarriedOver, got.ExitCode, got.HasExit
 	r.Duration, r.DurationS, r.Start, r.Group, r.Extra = got.Duration, got.DurationS, got.Start, got.Group, got.Extra
+	return readSidecarFiles(d, doc.Root, file, r)
+}
+
+// Keys of a sidecar that record the files of a run.
+const (
+	sidecarBinary = "binary" // {"path", "sha256"}: the program the run ran
+	sidecarInputs = "inputs" // [{"path", "sha256"}]: the files it read
+)
+
+// readSidecarFiles reads a sidecar's record of the run's binary and inputs
+// with their sha256s (the log folder's provenance), taking them out of the
+// run's unused keys.
+func readSidecarFiles(d *decoder, root *jsontree.Node, file string, r *Run) error {
+	if root.Kind != 'o' {
+		return nil
+	}
+	if b := root.Get(sidecarBinary); b != nil {
+		if !d.object(b, []string{"sha256"}, "path") {
+			return d.err
+		}
+		sum := d.str(b.Get("sha256"))
+		if p := b.Get("path"); p != nil {
+			d.str(p)
+		}
+		if d.err == nil && !validHex(sum, 64) {
+			d.fail(b.Get("sha256"), "not a sha256 in hex: %q", sum)
+		}
+		if d.err != nil {
+			return d.err
+		}
+		r.BinarySHA256 = sum
+		delete(r.Extra, sidecarBinary)
+	}
+	if in := root.Get(sidecarInputs); in != nil {
+		if in.Kind != 'a' {
+			d.fail(in, "want an array, found %s", jsontree.KindName(in.Kind))
+			return d.err
+		}
+		r.Inputs = []*ProvFile{}
+		seen := map[string]bool{}
+		for _, fn := range in.Vals {
+			if !d.object(fn, []string{"path", "sha256"}, "bytes") {
+				return d.err
+			}
+			f := &ProvFile{File: file, JSONPath: fn.Path, Line: d.line(fn), Path: d.str(fn.Get("path")), SHA256: d.str(fn.Get("sha256"))}
+			if b := fn.Get("bytes"); b != nil {
+				f.Bytes = int64(d.integer(b))
+			}
+			switch {
+			case d.err != nil:
+			case !validHex(f.SHA256, 64):
+				d.fail(fn.Get("sha256"), "not a sha256 in hex: %q", f.SHA256)
+			case f.Path == "":
+				d.fail(fn.Get("path"), "empty path")
+			case seen[f.Path]:
+				d.fail(fn.Get("path"), "duplicate input path %q", f.Path)
+			}
+			if d.err != nil {
+				return d.err
+			}
+			seen[f.Path] = true
+			r.Inputs = append(r.Inputs, f)
+		}
+		delete(r.Extra, sidecarInputs)
+	}
 	return nil
 }
 
@@ -763,8 +828,21 @@ func (s *Snapshot) loadBench() error {
 			if j := s.Run(name); j != nil {
 				return &Error{File: f, Msg: fmt.Sprintf("duplicate run name %q (also %s line %d)", name, j.File, j.Line)}
 			}
-			s.addRun(&Run{Name: name, File: f, Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench,
-				Tail: string(data), Source: f, Index: len(s.Runs), Line: 1, Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{}})
+			r := &Run{Name: name, File: f, Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench,
+				Tail: string(data), Source: f, Index: len(s.Runs), Line: 1, Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{}}
+			// A sidecar beside the output (runs/NAME.json for
+			// runs/NAME.bench.json) records what the output cannot: the
+			// command, exit, duration, binary and inputs. The output stays
+			// llama-bench's, whatever argv[0] it records.
+			if side := path.Join(path.Dir(f), name+".json"); side != f && s.present(side) {
+				if err := s.readSidecar(r, side, checkout.DefaultFields()); err != nil {
+					return err
+				}
+				if len(r.Cmd) == 0 {
+					r.Cmd = []string{"llama-bench"}
+				}
+			}
+			s.addRun(r)
 		}
 	}
 	return nil

@@ -111,6 +111,23 @@ var Files = analysis.NewInput("recorded files", "the files the run records name"
 			}
 		}
 	}
+	// A run whose sidecar lists its inputs holds its model files (and a
+	// KL-divergence base) to what it read too: their hashes are read.
+	for _, r := range p.Snap.Runs {
+		if r.Inputs == nil {
+			continue
+		}
+		for _, name := range runconf.Of(r, nil, nil).Models {
+			if err := add(name, fmt.Sprintf("%s:%d: run %s", r.File, r.Line, r.Name), false); err != nil {
+				return nil, err
+			}
+		}
+		for _, in := range r.Inputs {
+			if err := add(in.Path, fmt.Sprintf("%s:%d: %s", in.File, in.Line, in.JSONPath), false); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for _, pf := range prov.Files {
 		if err := add(pf.Path, fmt.Sprintf("%s:%d: %s", p.Snap.ResultsFile, pf.Line, pf.JSONPath), false); err != nil {
 			return nil, err

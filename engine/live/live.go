@@ -81,8 +81,8 @@ type Progress struct {
 
 // Result is a re-run.
 type Result struct {
-	// Run is a copy of the archived run whose Tail, ExitCode, DurationS
-	// and Source are the fresh ones.
+	// Run is a copy of the archived run whose output (Tail, Text),
+	// ExitCode, DurationS and Source are the fresh ones.
 	Run *archive.Run
 	// Lines counts every line the run printed, kept or not.
 	Lines int
@@ -235,12 +235,12 @@ func Rerun(ctx context.Context, r *archive.Run, opt Options) (*Result, error) {
 	case err != nil:
 		return nil, fmt.Errorf("live: %s: %w", r.Name, err)
 	}
-	fresh := *r
-	fresh.Tail = out.String()
+	// The fresh run's output is what the process printed now, never the
+	// archived log the recorded run was read from.
+	fresh := r.WithOutput("live re-run of "+r.Name, out.String())
 	fresh.ExitCode = code
 	fresh.DurationS = dur.Seconds()
-	fresh.Source = "live re-run of " + r.Name
-	res.Run = &fresh
+	res.Run = fresh
 	res.Lines, _ = out.state()
 	return res, nil
 }

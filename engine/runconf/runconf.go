@@ -57,6 +57,11 @@ type Config struct {
 	// Files are the files the command line names as inputs (-f, --file,
 	// and strata's --prompt-file / --tokens), as written.
 	Files []string
+	// Models are the model files the command line names (-m, --model,
+	// every one of llama-bench's), and the logits file a KL-divergence run
+	// reads (--kl-divergence-base with --kl-divergence; without it the
+	// run writes the file), as written.
+	Models []string
 
 	// Settings are the run's other settings, sorted by name: value flags
 	// by their name ("model", "ctx", or the flag as written, "--moce"),
@@ -244,8 +249,11 @@ func Of(r *archive.Run, ms *tail.Metrics, describe Describe) Config {
 				i++
 				v = args[i]
 			}
-			if name == "file" {
+			switch name {
+			case "file":
 				c.Files = append(c.Files, v)
+			case "model":
+				c.Models = append(c.Models, v)
 			}
 			vals[name] = v
 			if !namedFields[name] {
@@ -276,6 +284,9 @@ func Of(r *archive.Run, ms *tail.Metrics, describe Describe) Config {
 			positional++
 			settings[fmt.Sprintf("argument %d", positional)] = a
 		}
+	}
+	if base, ok := settings["--kl-divergence-base"]; ok && settings["--kl-divergence"] == "set" {
+		c.Models = append(c.Models, base)
 	}
 	if r.Env != nil {
 		c.EnvRecorded = true

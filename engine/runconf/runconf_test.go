@@ -39,7 +39,7 @@ func TestOf(t *testing.T) {
 			Config{Binary: "llama-cli", Mode: "chat (template applied)", Threads: "default (not set)", Prompt: helloHash,
 				Batch: "1024", UBatch: "1024", NPredict: "64", Flags: "-st", Settings: []Setting{{"model", "m.gguf"}},
 				PromptTokens: "not printed (llama-cli; the chat template adds tokens)",
-				Decoded:      "not printed (Generation 1.4 t/s, at most -n 64)", DecodedSome: true, Files: []string{"/tmp/p.txt"}}},
+				Decoded:      "not printed (Generation 1.4 t/s, at most -n 64)", DecodedSome: true, Files: []string{"/tmp/p.txt"}, Models: []string{"m.gguf"}}},
 		{"llama-completion decoded nothing", []string{"llama-completion", "-f", "/tmp/p.txt", "-ub", "1024", "-no-cnv", "-t", "8"}, completionTail,
 			Config{Binary: "llama-completion", Mode: "raw text", Threads: "8", Prompt: helloHash,
 				Batch: "default (not set)", UBatch: "1024", NPredict: "default (not set)", Flags: "none",

@@ -10,6 +10,7 @@ package inputs
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,8 +38,9 @@ var Archive = &analysis.Analyzer{
 
 // input is one file the runs read, with the runs that read it.
 type input struct {
-	file *facts.RecordedFile
-	runs []*archive.Run
+	file   *facts.RecordedFile
+	runs   []*archive.Run
+	prompt bool // a run read it as its prompt (-f), not as its model
 }
 
 func runArchive(p *analysis.Pass) (any, error) {
@@ -51,7 +53,13 @@ func runArchive(p *analysis.Pass) (any, error) {
 	var inputs []*input
 	byName := map[string]*input{}
 	for _, r := range snap.Runs {
-		for _, name := range cfgs[r.Name].Files {
+		names := cfgs[r.Name].Files
+		if r.Inputs != nil {
+			// A sidecar that lists the run's inputs holds its model and
+			// KL-divergence base files to account too.
+			names = append(slices.Clip(names), cfgs[r.Name].Models...)
+		}
+		for i, name := range names {
 			in := byName[name]
 			if in == nil {
 				in = &input{file: files[name]}
@@ -59,9 +67,11 @@ func runArchive(p *analysis.Pass) (any, error) {
 				inputs = append(inputs, in)
 			}
 			in.runs = append(in.runs, r)
+			in.prompt = in.prompt || i < len(cfgs[r.Name].Files)
 		}
 	}
-	if len(inputs) == 0 && len(snap.Provenance.Prompts) == 0 {
+	sidecars := sidecarInputs(snap)
+	if len(inputs) == 0 && len(snap.Provenance.Prompts) == 0 && len(sidecars) == 0 {
 		return nil, analysis.NotApplicable("no run names an input file and the snapshot records no prompt")
 	}
 
@@ -88,10 +98,36 @@ func runArchive(p *analysis.Pass) (any, error) {
 		p.Report(fd)
 	}
 
+	// The inputs the runs' sidecars list with their sha256 (a log folder's
+	// provenance): one finding per file and recorded hash.
+	for _, sc := range sidecars {
+		f := files[sc.path]
+		if _, ok := ar.files[sc.path]; !ok {
+			ar.files[sc.path] = f
+			ar.names = append(ar.names, sc.path)
+		}
+		fd := finding.Finding{Severity: finding.Pass, Check: "provenance", File: sc.path, Quote: "sha256 " + runconf.ShortHash(sc.sha256),
+			Raw: sc.path + " " + f.Describe(), Source: sc.where()}
+		switch {
+		case f == nil || f.Outside:
+			fd.Severity, fd.Raw = finding.Fail, "not read"
+			fd.Message = fmt.Sprintf("%s names %s as an input, a path outside the snapshot: not archived, not read", sc.where(), sc.path)
+		case !f.Read():
+			fd.Severity = finding.Fail
+			fd.Message = fmt.Sprintf("%s, an input %s lists with its sha256, is not in the snapshot: not archived", sc.path, sc.where())
+		case f.SHA256 != sc.sha256:
+			fd.Severity = finding.Fail
+			fd.Message = fmt.Sprintf("archived input %s has sha256 %s on disk; %s records %s", sc.path, runconf.ShortHash(f.SHA256), sc.where(), runconf.ShortHash(sc.sha256))
+		default:
+			fd.Message = fmt.Sprintf("archived input %s matches the sha256 %s %s records", sc.path, runconf.ShortHash(f.SHA256), sc.where())
+		}
+		p.Report(fd)
+	}
+
 	for _, in := range inputs {
 		copyName := checkInput(p, in, ar)
-		if in.file.Outside {
-			continue // nothing of the file is known, so no echo is checked against it
+		if in.file.Outside || !in.prompt {
+			continue // nothing of the file is known, or it is no prompt: no echo is checked against it
 		}
 		for _, r := range in.runs {
 			if e, ok := echoes[r.Name]; ok {
@@ -100,6 +136,41 @@ func runArchive(p *analysis.Pass) (any, error) {
 		}
 	}
 	return nil, nil
+}
+
+// sidecarInput is one input file the runs' sidecars list, with one
+// recorded sha256, and the sidecars that record it.
+type sidecarInput struct {
+	path, sha256 string
+	files        []string // the sidecars, "file:line"
+}
+
+// where names the sidecars that record the input.
+func (sc *sidecarInput) where() string {
+	if len(sc.files) == 1 {
+		return "sidecar " + sc.files[0]
+	}
+	return fmt.Sprintf("sidecars %s and %d more", sc.files[0], len(sc.files)-1)
+}
+
+// sidecarInputs returns the inputs the runs' sidecars list, one per path
+// and recorded sha256, in archive order.
+func sidecarInputs(snap *archive.Snapshot) []*sidecarInput {
+	var out []*sidecarInput
+	by := map[[2]string]*sidecarInput{}
+	for _, r := range snap.Runs {
+		for _, in := range r.Inputs {
+			k := [2]string{in.Path, in.SHA256}
+			sc := by[k]
+			if sc == nil {
+				sc = &sidecarInput{path: in.Path, sha256: in.SHA256}
+				by[k] = sc
+				out = append(out, sc)
+			}
+			sc.files = append(sc.files, fmt.Sprintf("%s:%d", in.File, in.Line))
+		}
+	}
+	return out
 }
 
 // archived holds the archived inputs by path, in provenance order.
@@ -135,8 +206,11 @@ func checkInput(p *analysis.Pass, in *input, ar archived) string {
 			fd.Severity = finding.Fail
 			fd.Message = fmt.Sprintf("%s, read by %s, is not in the archive", f.Name, who)
 		case !recorded:
-			fd.Severity = finding.Fail
-			fd.Message = fmt.Sprintf("%s, read by %s, is in the snapshot but not in the provenance record: no recorded sha256 holds it to what the runs read", f.Name, who)
+			// Archived, but nothing records what the runs read: the copy
+			// cannot be held to it.
+			fd.Severity, fd.Check = finding.Warn, "hashed"
+			fd.Message = fmt.Sprintf("%s, read by %s, is archived but not hashed: no provenance record or sidecar lists its sha256, so nothing holds the copy to what the runs read", f.Name, who)
+			fd.Fix = "record the sha256 of every input the run read (the results file's provenance, or \"inputs\" in the run's sidecar)"
 		default:
 			fd.Message = fmt.Sprintf("%s, read by %s, is archived as %s with the same sha256 %s", f.Name, who, f.Name, runconf.ShortHash(f.SHA256))
 		}
@@ -235,6 +309,9 @@ func checkEcho(r *archive.Run, e facts.Echo, f *facts.RecordedFile, copyName str
 		return fd
 	}
 	arch := ar.files[copyName]
+	if arch == nil && copyName == f.Name {
+		arch = f // archived in place, though not hashed (checkInput warns)
+	}
 	if copyName == "" || !arch.Read() {
 		fd.Severity = finding.Fail
 		fd.Message = fmt.Sprintf("%s: no archived copy of %s to hold its prompt echo", r.Name, f.Name)

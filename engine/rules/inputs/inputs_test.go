@@ -140,13 +140,16 @@ func TestInputEchoOutsideConfirmsNothing(t *testing.T) {
 }
 
 // An input inside the snapshot that the provenance record does not hold is
-// named with its hash, never as "(0 bytes, sha256 )"; a missing one says so.
+// archived but not hashed (a warning, never "no archived copy"), named with
+// its hash, never as "(0 bytes, sha256 )"; a missing one fails and says so.
 func TestInputNotArchived(t *testing.T) {
 	tests := []struct {
-		name, edit, want string
+		name, edit, check string
+		sev               finding.Severity
+		want              string
 	}{
-		{"in the snapshot, not recorded", "data/extra_prompt.txt", "is in the snapshot but not in the provenance record"},
-		{"missing", "data/none.txt", "data/none.txt, read by strata_iq3_s_short_43tok"},
+		{"in the snapshot, not recorded", "data/extra_prompt.txt", "hashed", finding.Warn, "is archived but not hashed"},
+		{"missing", "data/none.txt", "archived", finding.Fail, "data/none.txt, read by strata_iq3_s_short_43tok"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,13 +161,14 @@ func TestInputNotArchived(t *testing.T) {
 			fs := analysistest.Findings(t, root, inputs.Archive)
 			var got *finding.Finding
 			for i := range fs {
-				if fs[i].File == tt.edit && fs[i].Check == "archived" {
+				if fs[i].File == tt.edit && fs[i].Check == tt.check {
 					got = &fs[i]
 				}
 			}
 			require.NotNil(t, got, "no finding on %s: %v", tt.edit, fs)
-			require.Equal(t, finding.Fail, got.Severity)
+			require.Equal(t, tt.sev, got.Severity)
 			require.Contains(t, got.Message, tt.want)
+			require.NotContains(t, text(fs), "no archived copy")
 			require.NotContains(t, text(fs), "sha256 )")
 			require.NotContains(t, text(fs), "(0 bytes")
 		})

@@ -28,7 +28,7 @@ func Analyzers() []*analysis.Analyzer {
 // bindings name (argv, environment, model file).
 type check struct {
 	*facts.PlanCheck
-	first map[string]string       // model file → first strata run reading it
+	first map[Cold]string         // model file and binary → the first run reading it
 	runs  map[string]*archive.Run // the archive's runs by name
 }
 
@@ -60,36 +60,63 @@ func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Fi
 	return a
 }
 
-// FirstRuns returns, per model file (the --model argument), the first
-// strata run in archive order that reads it: the run that finds its expert
-// file cold.
-func FirstRuns(snap *archive.Snapshot) map[string]string {
-	first := map[string]string{}
-	for _, r := range snap.StrataRuns() {
-		if m := ModelFile(r); m != "" {
-			if _, ok := first[m]; !ok {
-				first[m] = r.Name
+// Cold names what a run reads cold the first time: a model file, read by
+// one binary (by content where its sha256 is known, else by its path).
+type Cold struct {
+	Binary, Model string
+}
+
+// ColdOf returns what r reads cold on its first run, and false when r names
+// no model file.
+func ColdOf(r *archive.Run) (Cold, bool) {
+	m := ModelFile(r)
+	if m == "" || len(r.Cmd) == 0 {
+		return Cold{}, false
+	}
+	bin := r.Cmd[0]
+	if r.BinarySHA256 != "" {
+		bin = "sha256:" + r.BinarySHA256
+	}
+	return Cold{Binary: bin, Model: m}, true
+}
+
+// FirstRuns returns, per model file (the -m or --model argument) and
+// binary, the first run in archive order that reads it: the run that finds
+// the file cold. Runs of every program count.
+func FirstRuns(snap *archive.Snapshot) map[Cold]string {
+	first := map[Cold]string{}
+	for _, r := range snap.Runs {
+		if c, ok := ColdOf(r); ok {
+			if _, seen := first[c]; !seen {
+				first[c] = r.Name
 			}
 		}
 	}
 	return first
 }
 
-// ModelFile returns the model file a run reads (its --model argument), ""
-// when it names none.
+// ModelFile returns the model file a run reads (its -m or --model
+// argument, --model=FILE included), "" when it names none.
 func ModelFile(r *archive.Run) string {
-	for i := 0; i+1 < len(r.Cmd); i++ {
-		if r.Cmd[i] == "--model" {
+	for i, a := range r.Cmd {
+		if i == 0 {
+			continue // argv[0] is the program
+		}
+		if v, ok := strings.CutPrefix(a, "--model="); ok {
+			return v
+		}
+		if (a == "--model" || a == "-m") && i+1 < len(r.Cmd) {
 			return r.Cmd[i+1]
 		}
 	}
 	return ""
 }
 
-// isRangeRow reports whether a binding is a quoted range over a run set,
-// the kind plan.range reports.
+// isRangeRow reports whether a binding is a quoted range, the kind
+// plan.range reports: over a run set, or bound to its two endpoint runs
+// (judged as the set of those runs).
 func isRangeRow(b claims.Binding) bool {
-	return b.Token.Kind == planmd.Range && len(b.Row.Sources) == 1
+	return b.Token.Kind == planmd.Range && len(b.Row.Sources) >= 1
 }
 
 // bindingFinding builds the finding of one binding.

@@ -81,23 +81,25 @@ func rangePlot(pc *check, b claims.Binding) *finding.Plot {
 	return p
 }
 
-// missingCold returns the first runs on the model files the runs of a
-// range binding's source read, that the source's runs leave out, each
-// with its model file: "r1 (K256-Q2_0.gguf)".
+// missingCold returns the first runs on the model files (per binary) the
+// runs of a range binding's source read, that the source's runs leave out,
+// each with its model file: "r1 (K256-Q2_0.gguf)". A range bound to its
+// two endpoint runs (each side a RUN:METRIC) is judged as the set of those
+// runs.
 func missingCold(pc *check, b claims.Binding) []string {
 	runs := b.Row.MetricRuns(pc.Env)
-	var models []string
+	var colds []Cold
 	for _, name := range runs {
 		if r := pc.runs[name]; r != nil {
-			if m := ModelFile(r); m != "" && !slices.Contains(models, m) {
-				models = append(models, m)
+			if c, ok := ColdOf(r); ok && !slices.Contains(colds, c) {
+				colds = append(colds, c)
 			}
 		}
 	}
 	var out []string
-	for _, m := range models {
-		if first, ok := pc.first[m]; ok && !slices.Contains(runs, first) {
-			out = append(out, fmt.Sprintf("%s (%s)", first, path.Base(m)))
+	for _, c := range colds {
+		if first, ok := pc.first[c]; ok && !slices.Contains(runs, first) {
+			out = append(out, fmt.Sprintf("%s (%s)", first, path.Base(c.Model)))
 		}
 	}
 	return out

@@ -1,0 +1,116 @@
+package spec
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/snaptest"
+)
+
+// fixtures/llamacpp-real holds the outputs of a real llama.cpp build (its
+// README names the commit, the build and the model recipe): llama-cli,
+// llama-bench, llama-perplexity and llama-server runs, each with a sidecar
+// recording its binary's and inputs' sha256.
+
+// realFindings audits a copy of fixtures/llamacpp-real after edit has
+// changed it, with the rules of ruleList.
+func realFindings(t *testing.T, ruleList string, edit func(root string)) []finding.Finding {
+	t.Helper()
+	root := snaptest.CopyFixture(t, "llamacpp-real")
+	if edit != nil {
+		edit(root)
+	}
+	return auditFindings(t, root, ruleList)
+}
+
+// replaceIn replaces the matches of the regular expression re in the file
+// rel of root with repl, and fails the test when there is none: an edit
+// that changed nothing would test nothing.
+func replaceIn(t *testing.T, root, rel, re, repl string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := regexp.MustCompile(re).ReplaceAllString(string(b), repl)
+	if out == string(b) {
+		t.Fatalf("%s: no match for %q", rel, re)
+	}
+	snaptest.Write(t, p, out)
+}
+
+// findingsOf returns the findings of rule with the given check ("" for any).
+func findingsOf(fs []finding.Finding, rule, check string) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range fs {
+		if f.Rule == rule && (check == "" || f.Check == check) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// The log folder's provenance: every input a sidecar lists is held to its
+// recorded sha256 (the model and the KL-divergence base as well as the
+// prompt), an input no sidecar hashes is "not hashed", never "no archived
+// copy", and a file changed since the runs fails naming both hashes.
+func TestLlamaCppRealProvenance(t *testing.T) {
+	fs := realFindings(t, "input.archive", nil)
+	hashed := map[string]bool{}
+	for _, f := range findingsOf(fs, "input.archive", "provenance") {
+		if f.Severity != finding.Pass {
+			t.Errorf("input.archive provenance %s: %s %s; want pass", f.File, f.Severity, f.Message)
+		}
+		hashed[f.File] = true
+	}
+	for _, want := range []string{"prompts/p1.txt", "prompts/text.txt", "models/tiny-a-q8_0.gguf", "models/tiny-b-q8_0.gguf", "models/tiny-a-f16.gguf", "runs/kld_base_a_f16.dat"} {
+		if !hashed[want] {
+			t.Errorf("input.archive: no provenance finding on %s (hashed: %v)", want, hashed)
+		}
+	}
+
+	tests := []struct {
+		name  string
+		edit  func(t *testing.T, root string)
+		file  string
+		check string
+		sev   finding.Severity
+		want  string
+	}{
+		{"prompt changed since", func(t *testing.T, root string) {
+			snaptest.Write(t, filepath.Join(root, "prompts", "p1.txt"), "another prompt\n")
+		}, "prompts/p1.txt", "provenance", finding.Fail, "records 27b08d4a92cd"},
+		{"model changed since", func(t *testing.T, root string) {
+			snaptest.Write(t, filepath.Join(root, "models", "tiny-b-q8_0.gguf"), "GGUF")
+		}, "models/tiny-b-q8_0.gguf", "provenance", finding.Fail, "records 9cf5006814d7"},
+		{"no sidecar hashes the prompt", func(t *testing.T, root string) {
+			for _, run := range []string{"ppl_a_f16"} {
+				replaceIn(t, root, "runs/"+run+".json", `(?s),\s*\{\s*"path": "prompts/text.txt",\s*"sha256": "[0-9a-f]+"\s*\}`, "")
+			}
+		}, "prompts/text.txt", "hashed", finding.Warn, "archived but not hashed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := realFindings(t, "input.archive", func(root string) { tt.edit(t, root) })
+			var got []string
+			ok := false
+			for _, f := range findingsOf(fs, "input.archive", tt.check) {
+				if f.File == tt.file {
+					got = append(got, f.Severity.String()+": "+f.Message)
+					ok = ok || f.Severity == tt.sev && strings.Contains(f.Message, tt.want)
+				}
+				if strings.Contains(f.Message, "no archived copy") {
+					t.Errorf("input.archive: %s", f.Message)
+				}
+			}
+			if !ok {
+				t.Errorf("input.archive %s findings on %s = %q; want %s containing %q", tt.check, tt.file, got, tt.sev, tt.want)
+			}
+		})
+	}
+}
