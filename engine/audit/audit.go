@@ -5,6 +5,7 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/names"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/rules/all"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -29,7 +31,7 @@ func Load(root string) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := snap.Spec.CheckNames(knownRule); err != nil {
+	if err := snap.Spec.CheckNames(knownNames()); err != nil {
 		return nil, err
 	}
 	d := analysis.NewDriver(snap)
@@ -185,11 +187,10 @@ func Select(list string) (Selection, error) {
 			}
 		}
 		if n == 0 {
-			var names []string
-			for _, ri := range Rules() {
-				names = append(names, ri.Name)
+			if near, ok := names.Closest(w, knownNames()); ok {
+				return sel, fmt.Errorf("unknown rule %q; did you mean %q? (-list lists the rules)", w, near)
 			}
-			return sel, fmt.Errorf("unknown rule %q (known: %s)", w, strings.Join(names, ", "))
+			return sel, fmt.Errorf("unknown rule %q (known: %s)", w, strings.Join(Names(), ", "))
 		}
 	}
 	return sel, nil
@@ -295,13 +296,17 @@ func Names() []string {
 	return out
 }
 
-// knownRule reports whether name is a rule or a rule family ("cache" for
-// cache.residency and cache.target; "compare" for compare.unlike…).
-func knownRule(name string) bool {
+// knownNames returns every rule and rule family ("cache" for
+// cache.residency and cache.target; "compare" for compare.unlike…), sorted.
+func knownNames() []string {
+	seen := map[string]bool{}
 	for _, a := range all.Analyzers() {
-		if a.Name == name || strings.HasPrefix(a.Name, name+".") {
-			return true
+		seen[a.Name] = true
+		for i := range len(a.Name) {
+			if a.Name[i] == '.' {
+				seen[a.Name[:i]] = true
+			}
 		}
 	}
-	return false
+	return slices.Sorted(maps.Keys(seen))
 }

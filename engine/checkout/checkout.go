@@ -45,10 +45,13 @@
 package checkout
 
 import (
+	"reflect"
+
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/strataspec/strataspec/engine/names"
 	"io"
 	"maps"
 	"path"
@@ -346,9 +349,35 @@ func (s *Spec) jsonError(data []byte, err error) error {
 			key = key[i+1:]
 		}
 		off := bytes.Index(data, []byte(`"`+key+`"`))
-		return &Error{File: s.Path, Line: s.line(max(off, 0)), Msg: fmt.Sprintf("unknown key %q (see the engine/checkout package doc for the spec format)", m[1])}
+		return &Error{File: s.Path, Line: s.line(max(off, 0)), Msg: fmt.Sprintf("unknown key %q%s (see the engine/checkout package doc for the spec format)", m[1], names.DidYouMean(key, specKeys()))}
 	}
 	return &Error{File: s.Path, Msg: err.Error()}
+}
+
+// specKeys returns every key the spec format knows, at any depth: the JSON
+// names of Spec's fields and of the structs below them.
+func specKeys() []string {
+	seen := map[reflect.Type]bool{}
+	var keys []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map || t.Kind() == reflect.Array {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		for f := range t.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name != "" && name != "-" {
+				keys = append(keys, name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeFor[Spec]())
+	return keys
 }
 
 // lineOf returns the line of the first occurrence of a JSON string in the
@@ -564,22 +593,24 @@ func Load(fsys *snapfs.FS) (*Spec, error) {
 }
 
 // CheckNames checks that every key of "rules" (but those starting with "_",
-// settings set aside) and every rule of "ids" names a rule strataspec has (known reports whether a name is a rule, or a
-// family prefix such as "cache"): a misspelt key would otherwise leave a
-// rule without its settings, or a finding without its id, in silence.
-func (s *Spec) CheckNames(known func(name string) bool) error {
+// settings set aside) and every rule of "ids" names a rule strataspec has:
+// known lists the rules and the rule families ("cache" for cache.*). A
+// misspelt key would otherwise leave a rule without its settings, or a
+// finding without its id, in silence; the error names the nearest known
+// name.
+func (s *Spec) CheckNames(known []string) error {
 	for _, name := range slices.Sorted(maps.Keys(s.Rules)) {
 		if strings.HasPrefix(name, "_") {
 			continue // set aside: "_parity" keeps settings a rule does not read
 		}
-		if !known(name) {
-			return s.RuleErrorf(name, "no rule or rule family has this name")
+		if !slices.Contains(known, name) {
+			return s.RuleErrorf(name, "no rule or rule family has this name%s", names.DidYouMean(name, known))
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(s.IDs)) {
 		rule, _, _ := strings.Cut(key, "/")
-		if !known(rule) {
-			return &Error{File: s.Path, Line: s.lineOf(s.data, key), Msg: fmt.Sprintf("ids: %q names no rule", key)}
+		if !slices.Contains(known, rule) {
+			return &Error{File: s.Path, Line: s.lineOf(s.data, key), Msg: fmt.Sprintf("ids: %q names no rule%s", key, names.DidYouMean(rule, known))}
 		}
 	}
 	return nil

@@ -148,15 +148,16 @@ func TestGuess(t *testing.T) {
 }
 
 func TestCheckNames(t *testing.T) {
-	known := func(n string) bool { return n == "parity" || n == "cache" || n == "plan.range" }
+	known := []string{"parity", "cache", "plan.range"}
 	tests := []struct {
 		spec string
 		line int
 		msg  string
 	}{
 		{`{"rules": {"parity": {}, "_arena": {"x": 1}}, "ids": {"plan.range": "F13", "cache/evict": "F26"}}`, 0, ""},
-		{"{\"rules\": {\n\"parity\": {},\n\"parityy\": {}}}", 3, `rules.parityy: no rule`},
-		{"{\"ids\": {\n\"plan.rnage\": \"F13\"}}", 2, `"plan.rnage" names no rule`},
+		{"{\"rules\": {\n\"parity\": {},\n\"parityy\": {}}}", 3, `rules.parityy: no rule or rule family has this name; did you mean "parity"?`},
+		{"{\"ids\": {\n\"plan.rnage\": \"F13\"}}", 2, `"plan.rnage" names no rule; did you mean "plan.range"?`},
+		{"{\"rules\": {\"zzzzzzzz\": {}}}", 1, `rules.zzzzzzzz: no rule or rule family has this name`},
 	}
 	for _, tt := range tests {
 		s, err := Parse(File, []byte(tt.spec))

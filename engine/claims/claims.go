@@ -48,14 +48,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
+	"maps"
 	"path"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/strataspec/strataspec/engine/names"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/plan"
+	"unicode/utf8"
 )
 
 // File is the claims table's path inside a checkout.
@@ -271,17 +274,27 @@ func Parse(file string, b []byte) *Table {
 				switch x.Op {
 				case OpSet, OpSetMetric:
 					if t.Sets[x.Name] == nil {
-						errf(r.Line, "unknown set @%s", x.Name)
+						errf(r.Line, "unknown set @%s%s", x.Name, names.DidYouMean("@"+x.Name, sigilNames("@", maps.Keys(t.Sets))))
 					}
 				case OpConst:
 					if t.Consts[x.Name] == nil {
-						errf(r.Line, "unknown constant $%s", x.Name)
+						errf(r.Line, "unknown constant $%s%s", x.Name, names.DidYouMean("$"+x.Name, sigilNames("$", maps.Keys(t.Consts))))
 					}
 				}
 			})
 		}
 	}
 	return t
+}
+
+// sigilNames returns the names with their sigil ("@q2_0", "$pages"), as a
+// row writes them, for a "did you mean".
+func sigilNames(sigil string, keys iter.Seq[string]) []string {
+	var out []string
+	for k := range keys {
+		out = append(out, sigil+k)
+	}
+	return out
 }
 
 // keywordUsage gives, for each declaration keyword, what its line needs.

@@ -2,9 +2,11 @@ package claims
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/names"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/tail"
 )
@@ -90,7 +92,7 @@ func (env *Env) Set(name string) ([]string, error) {
 	}
 	s := env.Table.Sets[name]
 	if s == nil {
-		return nil, fmt.Errorf("unknown set @%s", name)
+		return nil, fmt.Errorf("unknown set @%s%s", name, names.DidYouMean("@"+name, sigilNames("@", maps.Keys(env.Table.Sets))))
 	}
 	runs := s.Expand(env.Names)
 	if len(runs) == 0 {
@@ -106,11 +108,15 @@ func (env *Env) Set(name string) ([]string, error) {
 func (env *Env) metric(run, name string) (Item, error) {
 	ms, ok := env.Metrics[run]
 	if !ok {
-		return Item{}, fmt.Errorf("no run %q in the archive", run)
+		return Item{}, fmt.Errorf("no run %q in the archive%s", run, names.DidYouMean(run, env.Names))
 	}
 	m, ok := ms.Get(name)
 	if !ok {
-		return Item{}, fmt.Errorf("run %s has no metric %q", run, name)
+		var known []string
+		for _, m := range ms.List {
+			known = append(known, m.Name)
+		}
+		return Item{}, fmt.Errorf("run %s has no metric %q%s", run, name, names.DidYouMean(name, known))
 	}
 	return Item{Value: m.Num.Value, Text: m.Num.Text, Unit: plan.CanonUnit(m.Unit), Run: run, Metric: name, Line: m.Line}, nil
 }

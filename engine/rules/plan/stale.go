@@ -36,7 +36,13 @@ func planStale(pc *check) []finding.Finding {
 		case claims.Stale:
 			out = append(out, finding.Finding{Rule: rule, ID: b.Row.ID, Severity: finding.Fail, File: pc.Table.File, Line: b.Row.Line,
 				Quote: b.Row.Quote, Message: b.Msg})
-		case claims.BadSource, claims.CaveatMissing:
+		case claims.BadSource:
+			// the mistake is in the row, not in the plan: the finding (and
+			// its annotation) is on the PLAN.claims line
+			out = append(out, finding.Finding{Rule: rule, ID: b.Row.ID, Severity: finding.Fail, File: pc.Table.File, Line: b.Row.Line,
+				Quote: b.Row.Quote, Message: b.Msg,
+				Fix: "correct the row's source in " + pc.Table.File + ": a run and a metric the archive has (-metrics lists them), a declared set or constant"})
+		case claims.CaveatMissing:
 			out = append(out, bindingFinding(pc, rule, b, finding.Fail, b.Msg))
 		default:
 			fresh++
