@@ -207,3 +207,41 @@ func TestRulesImportNoReader(t *testing.T) {
 		}
 	}
 }
+
+// ruleReads are the rule files that read a snapshot file themselves, and
+// why: none reads one the loader or an input analyzer read (the spec file,
+// a source, a run's log), which the pass holds.
+var ruleReads = map[string]string{
+	"engine/rules/cache/cache.go": "the residency records the cache probe's settings name, which no loader reads",
+}
+
+// TestRulesReadNoLoadedFile: no rule package calls ReadFile (of the
+// snapshot or its file system) but where ruleReads says why.
+func TestRulesReadNoLoadedFile(t *testing.T) {
+	root := snaptest.Root()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(filepath.Join(root, "engine", "rules"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if _, ok := ruleReads[rel]; ok {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "ReadFile" {
+					t.Errorf("%s: a rule calls ReadFile; read the input through the pass (Pass.Snap, Pass.Spec, an input analyzer)", fset.Position(c.Pos()))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	require.NoError(t, err)
+}

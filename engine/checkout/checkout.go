@@ -87,6 +87,7 @@ type Spec struct {
 
 	data      []byte
 	lines     jsontree.LineIndex // line starts of the spec file
+	doc       *jsontree.Doc      // the spec file's tree, for the places of its keys and values
 	mentioned map[string]bool    // first parts of the rule settings' strings (Mentions)
 	declared  map[string]bool    // keys the spec file gave (Declared)
 	compiled  map[string][]Pattern
@@ -294,6 +295,10 @@ func (e *Error) Error() string {
 // Parse reads a spec file's bytes. file names it in errors.
 func Parse(file string, data []byte) (*Spec, error) {
 	s := &Spec{Path: file, data: data, lines: jsontree.NewLineIndex(data)}
+	// jsontree's errors come second (below), so that encoding/json names
+	// a syntax or type error first; its tree gives the places.
+	doc, derr := jsontree.ParseDoc(file, data)
+	s.doc = doc
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(s); err != nil {
@@ -304,7 +309,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 	}
 	// jsontree then: it refuses duplicate keys (encoding/json keeps the
 	// last), naming the line.
-	if _, err := jsontree.ParseDoc(file, data); err != nil {
+	if err := derr; err != nil {
 		if je, ok := errors.AsType[*jsontree.Error](err); ok {
 			msg := je.Msg
 			if je.Path != "" {
@@ -348,8 +353,7 @@ func (s *Spec) jsonError(data []byte, err error) error {
 		if i := strings.LastIndex(key, "."); i >= 0 {
 			key = key[i+1:]
 		}
-		off := bytes.Index(data, []byte(`"`+key+`"`))
-		return &Error{File: s.Path, Line: s.line(max(off, 0)), Msg: fmt.Sprintf("unknown key %q%s (see the engine/checkout package doc for the spec format)", m[1], names.DidYouMean(key, specKeys()))}
+		return &Error{File: s.Path, Line: s.lineOfKey(key), Msg: fmt.Sprintf("unknown key %q%s (see the engine/checkout package doc for the spec format)", m[1], names.DidYouMean(key, specKeys()))}
 	}
 	return &Error{File: s.Path, Msg: err.Error()}
 }
@@ -380,20 +384,44 @@ func specKeys() []string {
 	return keys
 }
 
-// lineOf returns the line of the first occurrence of a JSON string in the
-// file, for errors about a value already decoded.
-func (s *Spec) lineOf(data []byte, str string) int {
-	b, _ := json.Marshal(str)
-	off := bytes.Index(data, b)
-	if off < 0 {
+// lineOf returns the line of the first key or string value in the file
+// equal to str, for errors about a value already decoded; 0 when there is
+// none (or the file has no tree).
+func (s *Spec) lineOf(str string) int {
+	return s.lineWhere(func(key string, v *jsontree.Node) bool { return key == str || v.Kind == 's' && v.Str == str })
+}
+
+// lineOfKey returns the line of the first member named key.
+func (s *Spec) lineOfKey(key string) int {
+	return s.lineWhere(func(k string, _ *jsontree.Node) bool { return k == key })
+}
+
+func (s *Spec) lineWhere(match func(string, *jsontree.Node) bool) int {
+	if s.doc == nil {
 		return 0
 	}
-	return s.line(off)
+	if n := s.doc.Root.Find(match); n != nil {
+		return s.doc.Line(n)
+	}
+	return 0
+}
+
+// Line returns the line of the value at a JSON path of the spec file
+// ("rules.cache.helpers[0].name", as jsontree names paths), 0 when the
+// file has none: a rule citing its own settings cites their line.
+func (s *Spec) Line(path string) int {
+	if s.doc == nil {
+		return 0
+	}
+	if n := s.doc.Root.At(path); n != nil {
+		return s.doc.Line(n)
+	}
+	return 0
 }
 
 func (s *Spec) validate(data []byte) error {
 	errf := func(str, format string, args ...any) error {
-		return &Error{File: s.Path, Line: s.lineOf(data, str), Msg: fmt.Sprintf(format, args...)}
+		return &Error{File: s.Path, Line: s.lineOf(str), Msg: fmt.Sprintf(format, args...)}
 	}
 	for _, p := range append([]string{s.Plan, s.Claims, s.Machine}, s.Bench...) {
 		if p != "" && !relative(p) {
@@ -515,21 +543,18 @@ func (s *Spec) RuleErrorf(name, format string, args ...any) error {
 	return &Error{File: s.Path, Line: s.ruleLine(name), Msg: "rules." + name + ": " + fmt.Sprintf(format, args...)}
 }
 
-// ruleLine finds the rule's key again by its quoted name: good enough for a
-// message, since keys are unique in "rules".
+// ruleLine returns the line of the rule's settings under "rules" (a rule
+// may share its name with another key: "records": {"parity": …}).
 func (s *Spec) ruleLine(name string) int {
-	// Search after "rules": a rule may share its name with another key
-	// ("records": {"parity": …}).
-	from := bytes.Index(s.data, []byte(`"rules"`))
-	if from < 0 {
-		return s.lineOf(s.data, name)
-	}
-	b, _ := json.Marshal(name)
-	off := bytes.Index(s.data[from:], b)
-	if off < 0 {
+	if s.doc == nil {
 		return 0
 	}
-	return s.line(from + off)
+	if rules := s.doc.Root.Get("rules"); rules != nil {
+		if n := rules.Get(name); n != nil {
+			return s.doc.Line(n)
+		}
+	}
+	return 0
 }
 
 // Pattern is a declared line pattern, compiled: the regular expression and
@@ -610,7 +635,7 @@ func (s *Spec) CheckNames(known []string) error {
 	for _, key := range slices.Sorted(maps.Keys(s.IDs)) {
 		rule, _, _ := strings.Cut(key, "/")
 		if !slices.Contains(known, rule) {
-			return &Error{File: s.Path, Line: s.lineOf(s.data, key), Msg: fmt.Sprintf("ids: %q names no rule%s", key, names.DidYouMean(rule, known))}
+			return &Error{File: s.Path, Line: s.lineOfKey(key), Msg: fmt.Sprintf("ids: %q names no rule%s", key, names.DidYouMean(rule, known))}
 		}
 	}
 	return nil

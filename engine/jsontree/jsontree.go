@@ -326,6 +326,31 @@ func (d *Doc) Errorf(n *Node, format string, args ...any) *Error {
 	return &Error{File: d.File, Line: l, Col: c, Path: n.Path, Msg: fmt.Sprintf(format, args...)}
 }
 
+// Find returns the first node below n, in file order, for which match
+// holds; key is the member name of an object's value, "" for an array
+// element. It returns nil when none matches.
+func (n *Node) Find(match func(key string, v *Node) bool) *Node {
+	for i, v := range n.Vals {
+		key := ""
+		if n.Kind == 'o' {
+			key = n.Keys[i]
+		}
+		if match(key, v) {
+			return v
+		}
+		if w := v.Find(match); w != nil {
+			return w
+		}
+	}
+	return nil
+}
+
+// At returns the node below n whose Path is path ("rules.cache.helpers[0].name"),
+// or nil.
+func (n *Node) At(path string) *Node {
+	return n.Find(func(_ string, v *Node) bool { return v.Path == path })
+}
+
 // Lookup follows a dotted JSON path ("a.b", "runs", "" for the root) from
 // n; it returns nil where a member is missing. Array elements are not
 // addressed: a path names objects' members only.

@@ -26,12 +26,13 @@
 package cache
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/jsontree"
 	"github.com/strataspec/strataspec/engine/pagecache"
 )
 
@@ -86,7 +87,7 @@ type ProbedHelper struct {
 
 // probeFact reads the probe the spec declares; its absence makes the rules
 // not apply.
-var probeFact = analysis.NewInput("cache probe", "the page-cache probe the spec declares, with its residency records", readProbe)
+var probeFact = analysis.NewInput("cache probe", "the page-cache probe the spec declares, with its residency records", readProbe, facts.Sources.Analyzer)
 
 func readProbe(s *analysis.Pass) (*Probe, error) {
 	spec := s.Spec
@@ -99,13 +100,13 @@ func readProbe(s *analysis.Pass) (*Probe, error) {
 		return nil, analysis.NotApplicable("no page-cache probe declared (\"rules\": {\"cache\": …} in %s)", checkout.File)
 	}
 	p := &Probe{Settings: st, SpecFile: spec.Path}
-	specData, err := s.Snap.ReadFile(spec.Path)
-	if err != nil {
-		return nil, err
-	}
 	for i, h := range st.Helpers {
+		line := spec.Line(fmt.Sprintf("rules.cache.helpers[%d]", i))
+		if n := spec.Line(fmt.Sprintf("rules.cache.helpers[%d].name", i)); n > 0 {
+			line = n
+		}
 		errf := func(format string, args ...any) error {
-			return fmt.Errorf("%s:%d: rules.cache.helpers[%d]: %s", spec.Path, lineOf(specData, `"`+h.Name+`"`), i, fmt.Sprintf(format, args...))
+			return fmt.Errorf("%s:%d: rules.cache.helpers[%d]: %s", spec.Path, line, i, fmt.Sprintf(format, args...))
 		}
 		if h.Name == "" || h.Before == "" || h.After == "" {
 			return nil, errf(`a helper needs "name", "before" and "after"`)
@@ -113,7 +114,7 @@ func readProbe(s *analysis.Pass) (*Probe, error) {
 		if h.Op != string(pagecache.OpEvict) && h.Op != string(pagecache.OpWarm) {
 			return nil, errf("op %q; want evict or warm", h.Op)
 		}
-		ph := ProbedHelper{Helper: h, SpecLine: lineOf(specData, `"`+h.Name+`"`)}
+		ph := ProbedHelper{Helper: h, SpecLine: line}
 		if ph.Before, _, err = reading(s, h.Before); err != nil {
 			return nil, err
 		}
@@ -121,20 +122,34 @@ func readProbe(s *analysis.Pass) (*Probe, error) {
 		if ph.After, data, err = reading(s, h.After); err != nil {
 			return nil, err
 		}
-		ph.AfterLine = lineOf(data, `"resident"`)
+		ph.AfterLine = residentLine(h.After, data)
 		p.Helpers = append(p.Helpers, ph)
 	}
 	if src := st.Source; src != nil {
 		if src.File == "" || src.Function == "" {
-			return nil, fmt.Errorf("%s:%d: rules.cache.source needs \"file\" and \"function\"", spec.Path, lineOf(specData, `"source"`))
+			return nil, fmt.Errorf("%s:%d: rules.cache.source needs \"file\" and \"function\"", spec.Path, spec.Line("rules.cache.source"))
 		}
-		data, err := s.Snap.ReadFile(src.File)
+		f, err := facts.Sources.Of(s).File(src.File)
 		if err != nil {
 			return nil, err
 		}
-		p.SourceLines = splitLines(data)
+		p.SourceLines = f.Lines
 	}
 	return p, nil
+}
+
+// residentLine returns the line of the first "resident" key of a
+// residency record (one jsontree has parsed as ParseDocument did), 0 when
+// there is none.
+func residentLine(rel string, data []byte) int {
+	doc, err := jsontree.ParseDoc(rel, data)
+	if err != nil {
+		return 0
+	}
+	if n := doc.Root.Find(func(key string, _ *jsontree.Node) bool { return key == "resident" }); n != nil {
+		return doc.Line(n)
+	}
+	return 0
 }
 
 // reading reads a residency record of one file, confined to the snapshot.
@@ -151,22 +166,6 @@ func reading(s *analysis.Pass, rel string) (*pagecache.Reading, []byte, error) {
 		return nil, nil, fmt.Errorf("%s:1: a probe record is the residency reading of one file (tools/residency -format json FILE), found op %s with %d files", rel, d.Op, len(d.Files))
 	}
 	return d.Files[0].Reading, data, nil
-}
-
-func lineOf(data []byte, s string) int {
-	i := bytes.Index(data, []byte(s))
-	if i < 0 {
-		return 0
-	}
-	return 1 + bytes.Count(data[:i], []byte("\n"))
-}
-
-func splitLines(data []byte) []string {
-	var out []string
-	for line := range bytes.Lines(data) {
-		out = append(out, string(bytes.TrimRight(line, "\r\n")))
-	}
-	return out
 }
 
 // missing returns the elements of a not in b.
