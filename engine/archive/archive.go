@@ -14,6 +14,7 @@ package archive
 
 import (
 	"bytes"
+	"fmt"
 	"hash/crc32"
 	"strings"
 	"time"
@@ -110,6 +111,7 @@ type Run struct {
 	Index  int    // position in runs[]
 	Line   int    // line of the run's object in the results file
 
+	strata   bool       // Parser is a declared format wrapping strata's
 	fsys     *snapfs.FS // where textFile is read from
 	textFile string     // the log the output is read from; "" when Tail holds it
 	textSum  uint32     // CRC-32C of textFile's bytes as loaded
@@ -185,8 +187,9 @@ func Line(text string, n int) string {
 	return strings.TrimSuffix(text, "\r")
 }
 
-// Strata reports whether the run is a strata engine run (speed or TF).
-func (r *Run) Strata() bool { return r.Parser == checkout.ParserStrata }
+// Strata reports whether the run is a strata engine run (speed or TF): its
+// output is read in the strata format, or in a declared format that wraps it.
+func (r *Run) Strata() bool { return r.strata || r.Parser == checkout.ParserStrata }
 
 // Field is one number (or null) from the results JSON with its place.
 type Field struct {
@@ -242,7 +245,18 @@ type Record struct {
 	Env     map[string]string // environment; nil when not recorded
 	Exit    int               // exit status; -1 when not recorded
 	HasExit bool              // the exit status was recorded
-	Text    string            // the whole file
+	Text    string            // the whole file (a block's record: the file with other blocks' lines blank)
+	Format  string            // the format it is read in (engine/format)
+	Block   int               // 1-based block of the file the record is, 0 for the whole file
+}
+
+// Key names the record among the snapshot's records: its file, with
+// "#k" for block k of a file its format splits.
+func (r *Record) Key() string {
+	if r.Block == 0 {
+		return r.File
+	}
+	return fmt.Sprintf("%s#%d", r.File, r.Block)
 }
 
 // Mtime is a recorded file mtime.
@@ -307,6 +321,9 @@ func (s *Snapshot) Run(name string) *Run {
 func (s *Snapshot) addRun(r *Run) {
 	if s.byName == nil {
 		s.byName = map[string]*Run{}
+	}
+	if s.Spec != nil && r.Parser != "" {
+		r.strata = s.Spec.Wraps(r.Parser, checkout.ParserStrata)
 	}
 	s.Runs = append(s.Runs, r)
 	s.byName[r.Name] = r

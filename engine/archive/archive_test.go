@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -356,5 +357,19 @@ func TestLine(t *testing.T) {
 		if got := Line(text, n); got != want {
 			t.Errorf("Line(%q, %d) = %q; want %q", text, n, got, want)
 		}
+	}
+}
+
+func TestSplitBlocks(t *testing.T) {
+	text := "header\n# cmd: a\nx\n# cmd: b\ny\nz\n"
+	bs := splitBlocks(text, regexp.MustCompile(`^# cmd:`))
+	if len(bs) != 2 || bs[0].First != 2 || bs[0].Last != 3 || bs[1].First != 4 {
+		t.Fatalf("splitBlocks = %+v; want lines 2–3 and 4–", bs)
+	}
+	if got, want := bs[1].Text, "\n\n\n# cmd: b\ny\nz\n"; got != want {
+		t.Errorf("block 2 text = %q; want %q (other blocks' lines blank)", got, want)
+	}
+	if bs := splitBlocks(text, regexp.MustCompile(`^never`)); len(bs) != 1 || bs[0].Text != text {
+		t.Errorf("splitBlocks(no start) = %+v; want the whole text as one block", bs)
 	}
 }

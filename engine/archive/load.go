@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -596,28 +597,28 @@ func (s *Snapshot) loadRecords() error {
 			return &Error{File: s.Spec.Path, Msg: fmt.Sprintf("records: unknown kind %q (known: %s, %s, %s)", k, RecordParity, RecordSelfTest, RecordMtimes)}
 		}
 	}
-	if g := s.Spec.Records[RecordParity]; g != "" {
-		logs, err := s.FS.Glob(g)
+	if g := s.Spec.Records[RecordParity]; g.Glob != "" {
+		logs, err := s.FS.Glob(g.Glob)
 		if err != nil {
 			return err
 		}
-		s.noteEmpty(g, logs, "records.parity")
+		s.noteEmpty(g.Glob, logs, "records.parity")
 		for _, rel := range logs {
-			rec, err := s.readRecord(rel)
+			recs, err := s.readRecords(rel, g.Format, checkout.FormatRouteParity)
 			if err != nil {
 				return err
 			}
-			s.Parity = append(s.Parity, rec)
+			s.Parity = append(s.Parity, recs...)
 		}
 	}
-	if f := s.Spec.Records[RecordSelfTest]; f != "" && s.present(f) {
-		rec, err := s.readRecord(f)
+	if g := s.Spec.Records[RecordSelfTest]; g.Glob != "" && s.present(g.Glob) {
+		recs, err := s.readRecords(g.Glob, g.Format, checkout.FormatSelfTest)
 		if err != nil {
 			return err
 		}
-		s.SelfTest = rec
+		s.SelfTest = recs[len(recs)-1]
 	}
-	f := s.Spec.Records[RecordMtimes]
+	f := s.Spec.Records[RecordMtimes].Glob
 	if f == "" || !s.present(f) {
 		return nil
 	}
@@ -678,26 +679,6 @@ func (s *Snapshot) loadLogs() error {
 		}
 	}
 	return nil
-}
-
-// sniffParser guesses the program of a log with no recorded argv from the
-// lines only llama.cpp prints; "" when nothing is recognised.
-func sniffParser(text string) string {
-	// Most specific first: llama-perplexity and llama-server also print the
-	// perf summary every llama.cpp program prints.
-	switch {
-	case strings.Contains(text, "Final estimate: PPL"), strings.Contains(text, "KL-divergence statistics"),
-		strings.Contains(text, "====== Perplexity statistics"):
-		return checkout.ParserPerplexity
-	case strings.Contains(text, "print_timings:") && strings.Contains(text, "slot"):
-		return checkout.ParserServer
-	}
-	for _, marker := range []string{"llama_perf_context_print:", "llama_print_timings:", "common_perf_print:", "llama_perf_print:", "llama_model_loader:", "llm_load_print_meta:"} {
-		if strings.Contains(text, marker) {
-			return checkout.ParserLlamaCpp
-		}
-	}
-	return ""
 }
 
 func (s *Snapshot) readSidecar(r *Run, file string, f checkout.Fields) error {
@@ -879,6 +860,106 @@ func decodeMtimes(file string, data []byte) (map[string]Mtime, error) {
 	}
 	if d.err != nil {
 		return nil, d.err
+	}
+	return out, nil
+}
+
+// readRecords reads the record file rel in the format named (def when
+// ""): one record, or one per block where the format splits the file into
+// repeated blocks (each named NAME#k, its text the file's with the other
+// blocks' lines blanked, so that line numbers stay the file's).
+// sniffParser guesses the program of a log with no recorded argv from the
+// lines only llama.cpp prints; "" when nothing is recognised.
+func sniffParser(text string) string {
+	// Most specific first: llama-perplexity and llama-server also print the
+	// perf summary every llama.cpp program prints.
+	switch {
+	case strings.Contains(text, "Final estimate: PPL"), strings.Contains(text, "KL-divergence statistics"),
+		strings.Contains(text, "====== Perplexity statistics"):
+		return checkout.ParserPerplexity
+	case strings.Contains(text, "print_timings:") && strings.Contains(text, "slot"):
+		return checkout.ParserServer
+	}
+	for _, marker := range []string{"llama_perf_context_print:", "llama_print_timings:", "common_perf_print:", "llama_perf_print:", "llama_model_loader:", "llm_load_print_meta:"} {
+		if strings.Contains(text, marker) {
+			return checkout.ParserLlamaCpp
+		}
+	}
+	return ""
+}
+
+// block is one repeated block of a record file: its lines, and its text
+// with every line outside the block blanked, so that line numbers stay the
+// file's.
+type block struct {
+	First, Last int // 1-based lines of the block in the file
+	Text        string
+}
+
+// splitBlocks splits text into the blocks start begins; lines before the
+// first start belong to no block, and a text start never matches is one
+// block.
+func splitBlocks(text string, start *regexp.Regexp) []block {
+	lines := strings.SplitAfter(text, "\n")
+	var starts []int
+	for i, l := range lines {
+		if start.MatchString(strings.TrimRight(l, "\r\n")) {
+			starts = append(starts, i)
+		}
+	}
+	if len(starts) == 0 {
+		return []block{{First: 1, Last: len(lines), Text: text}}
+	}
+	out := make([]block, 0, len(starts))
+	for k, s := range starts {
+		e := len(lines)
+		if k+1 < len(starts) {
+			e = starts[k+1]
+		}
+		var b strings.Builder
+		for i, l := range lines {
+			if i >= s && i < e {
+				b.WriteString(l)
+			} else if strings.HasSuffix(l, "\n") {
+				b.WriteByte('\n')
+			}
+		}
+		out = append(out, block{First: s + 1, Last: e, Text: b.String()})
+	}
+	return out
+}
+
+func (s *Snapshot) readRecords(rel, name, def string) ([]*Record, error) {
+	if name == "" {
+		name = def
+	}
+	start := s.Spec.BlockStart(name)
+	if start == nil {
+		rec, err := s.readRecord(rel)
+		if err != nil {
+			return nil, err
+		}
+		rec.Format = name
+		return []*Record{rec}, nil
+	}
+	data, err := s.FS.ReadFile(rel, snapfs.LimitResults)
+	if err != nil {
+		return nil, err
+	}
+	blocks := splitBlocks(string(data), start)
+	out := make([]*Record, 0, len(blocks))
+	lines := strings.SplitAfter(string(data), "\n")
+	for k, b := range blocks {
+		rec, err := parseRecord(rel, []byte(strings.Join(lines[b.First-1:b.Last], "")))
+		if err != nil {
+			return nil, err
+		}
+		if !rec.HasExit {
+			rec.Exit = -1
+		}
+		rec.Name = fmt.Sprintf("%s#%d", rec.Name, k+1)
+		rec.Text, rec.Format, rec.Block = b.Text, name, k+1
+		out = append(out, rec)
 	}
 	return out, nil
 }

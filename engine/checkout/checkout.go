@@ -24,18 +24,29 @@
 //	  }],
 //	  "logs": [{"glob": "runs/*.log"}],   // one run per log; optional sidecar runs/NAME.json
 //	  "bench": ["runs/*.bench.json"],     // llama-bench -o json / jsonl / csv / md output
-//	  "records": {"parity": "results/route_parity/*.log"},  // files a rule reads by kind;
+//	  "records": {"parity": "results/route_parity/*.log",  // files a rule reads by kind;
+//	              "selftest": {"glob": "t/self_test.txt", "format": "selftest_text"}},
 //	                                      // argv/env/exit from a NAME.json run record beside each
 //	                                      // (or an optional "# cmd:/# env:/# exit:" header)
-//	  "programs": [{"match": "strata_window_cli", "parser": "strata"}],
+//	  "programs": [{"match": "strata_window_cli", "parser": "strata"}],  // argv[0] → format
 //	  "formats": {"mylog": [{"pattern": "^decode: (?P<ms>[0-9.]+) ms$",
-//	                         "metrics": {"ms": {"name": "decode_ms", "unit": "ms"}}}]},
+//	                         "metrics": {"ms": {"name": "decode_ms", "unit": "ms"}}}],
+//	              "glog_strata": {"wrap": "strata", "prefix": "^[IWEF]\\d{4} [^\\]]*\\] "},
+//	              "parity_text": {"wrap": "route_parity", "blocks": "^# cmd:"}},
 //	  "ids": {"plan.range": "F13", "compare.unlike/threads": "F17"},
 //	  "rules": {"parity": {"configs": [{"name": "K=512", "key": "k512", "tolerance": 1e-6}],
 //	                       "mode_env": "STRATA_METAL_MATH", "default_mode": "default",
 //	                       "modes": ["default", "fast"], "repeats": 3}},
 //	  "sources": [{"glob": "scripts/**", "language": "python"}]  // source files; language by extension when omitted
 //	}
+//
+// A format (read by engine/format) is a list of line patterns, or an object
+// that wraps another format: "wrap" names it, "prefix" is a regular
+// expression removed from the start of each line first, "metrics" renames
+// the wrapped format's metrics ({"old": {"name": "new", "unit": "ms"}}), and
+// "blocks" is a regular expression starting each repeated block of a record
+// file (each block is one record). A record kind's "format" names the
+// format its files are read in.
 //
 // Every key is optional; an unknown key is an error naming its line, as is
 // a key of "rules" or "ids" that names no rule (a key of "rules" starting
@@ -76,9 +87,9 @@ type Spec struct {
 	Results  []Results                  `json:"results,omitempty"`
 	Logs     []Logs                     `json:"logs,omitempty"`
 	Bench    []string                   `json:"bench,omitempty"`
-	Records  map[string]string          `json:"records,omitempty"`
+	Records  map[string]Record          `json:"records,omitempty"`
 	Programs []Program                  `json:"programs,omitempty"`
-	Formats  map[string][]LinePattern   `json:"formats,omitempty"`
+	Formats  map[string]Format          `json:"formats,omitempty"`
 	IDs      map[string]string          `json:"ids,omitempty"`
 	Rules    map[string]json.RawMessage `json:"rules,omitempty"`
 	// Sources are the checkout's source files (globs), read by the code
@@ -91,6 +102,8 @@ type Spec struct {
 	mentioned map[string]bool    // first parts of the rule settings' strings (Mentions)
 	declared  map[string]bool    // keys the spec file gave (Declared)
 	compiled  map[string][]Pattern
+	prefixes  map[string]*regexp.Regexp // declared formats' line prefixes
+	blocks    map[string]*regexp.Regexp // declared formats' block starts
 }
 
 // Results says where run records are and how one maps to a run.
@@ -158,6 +171,77 @@ type Program struct {
 	Parser string `json:"parser"`
 }
 
+// Format is a log or record format a spec file declares (engine/format
+// builds the readers): either a JSON array of line patterns, or an object.
+type Format struct {
+	// Patterns are metric lines: each line a pattern matches yields its
+	// groups' metrics.
+	Patterns []LinePattern `json:"patterns,omitempty"`
+	// Wrap names the format that reads the lines (after Prefix is removed)
+	// instead of Patterns: a built-in (BuiltinFormats) or another declared
+	// format.
+	Wrap string `json:"wrap,omitempty"`
+	// Prefix is a regular expression removed from the start of every line
+	// it matches before the lines are read (glog's line header).
+	Prefix string `json:"prefix,omitempty"`
+	// Metrics renames the wrapped format's metrics: its name → the name
+	// (and unit) the checkout's rules and claims read.
+	Metrics map[string]MetricSpec `json:"metrics,omitempty"`
+	// Blocks is a regular expression: a line it matches starts a new
+	// block, and each block of a record file is read as one record.
+	Blocks string `json:"blocks,omitempty"`
+	// Doc says what the format reads.
+	Doc string `json:"doc,omitempty"`
+}
+
+// UnmarshalJSON reads an array of line patterns or a Format object,
+// strictly.
+func (f *Format) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		*f = Format{}
+		return strictDecode(b, &f.Patterns)
+	}
+	type plain Format
+	var p plain
+	if err := strictDecode(b, &p); err != nil {
+		return err
+	}
+	*f = Format(p)
+	return nil
+}
+
+// Record names the files of one kind of record (route_parity logs, the
+// self-test output, recorded mtimes): a glob, and the format they are read
+// in ("" for the kind's built-in one). In the spec file it is the glob
+// alone, or {"glob": …, "format": …}.
+type Record struct {
+	Glob   string `json:"glob"`
+	Format string `json:"format,omitempty"`
+}
+
+// UnmarshalJSON reads a glob string or a Record object, strictly.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		*r = Record{}
+		return json.Unmarshal(b, &r.Glob)
+	}
+	type plain Record
+	var p plain
+	if err := strictDecode(b, &p); err != nil {
+		return err
+	}
+	*r = Record(p)
+	return nil
+}
+
+func strictDecode(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
 // LinePattern teaches strataspec one metric line of a log format: a regular
 // expression with named groups, and for each group the metric it yields.
 type LinePattern struct {
@@ -171,14 +255,23 @@ type MetricSpec struct {
 	Unit string `json:"unit,omitempty"`
 }
 
-// Parsers built into strataspec, by name.
+// Formats built into strataspec, by name (engine/format reads them; a
+// test there holds BuiltinFormats equal to its registry).
 const (
-	ParserStrata     = "strata"           // the strata window CLI's log
-	ParserLlamaCpp   = "llama.cpp"        // llama-cli, llama-completion, main, …
-	ParserBench      = "llama-bench"      // llama-bench output
-	ParserPerplexity = "llama-perplexity" // llama-perplexity, perplexity
-	ParserServer     = "llama-server"     // llama-server, server
+	ParserStrata      = "strata"           // the strata window CLI's log
+	ParserLlamaCpp    = "llama.cpp"        // llama-cli, llama-completion, main, …
+	ParserBench       = "llama-bench"      // llama-bench output
+	ParserPerplexity  = "llama-perplexity" // llama-perplexity, perplexity
+	ParserServer      = "llama-server"     // llama-server, server
+	FormatRouteParity = "route_parity"     // a route_parity log
+	FormatSelfTest    = "self-test"        // the validation runner's --self-test output
 )
+
+// BuiltinFormats returns the built-in formats' names, in the order
+// engine/format's registry lists them.
+func BuiltinFormats() []string {
+	return []string{ParserStrata, ParserPerplexity, ParserServer, ParserLlamaCpp, ParserBench, FormatRouteParity, FormatSelfTest}
+}
 
 // DefaultPrograms are the programs strataspec knows without a spec: the
 // strata window CLI and every llama.cpp binary name, old and new, sorted
@@ -441,9 +534,12 @@ func (s *Spec) validate(data []byte) error {
 			return errf("logs", "a logs glob must be a relative path inside the checkout, found %q", l.Glob)
 		}
 	}
-	for k, g := range s.Records {
-		if !relative(g) {
-			return errf(g, "records.%s: path %q must be relative to the checkout and stay inside it", k, g)
+	for k, rec := range s.Records {
+		if !relative(rec.Glob) {
+			return errf(rec.Glob, "records.%s: path %q must be relative to the checkout and stay inside it", k, rec.Glob)
+		}
+		if rec.Format != "" && !s.knownParser(rec.Format) {
+			return errf(rec.Format, "records.%s: unknown format %q (built in: %s; or a name under \"formats\")", k, rec.Format, strings.Join(BuiltinFormats(), ", "))
 		}
 	}
 	for _, p := range s.Programs {
@@ -454,21 +550,12 @@ func (s *Spec) validate(data []byte) error {
 			return errf(p.Match, "programs: bad pattern %q: %v", p.Match, err)
 		}
 		if !s.knownParser(p.Parser) {
-			return errf(p.Parser, "programs: unknown parser %q (built in: %s; or a name under \"formats\")", p.Parser, strings.Join(builtinParsers(), ", "))
+			return errf(p.Parser, "programs: unknown parser %q (built in: %s; or a name under \"formats\")", p.Parser, strings.Join(BuiltinFormats(), ", "))
 		}
 	}
 	s.compiled = map[string][]Pattern{}
-	for name, pats := range s.Formats {
-		if slices.Contains(builtinParsers(), name) {
-			return errf(name, "formats: %q is a built-in parser's name", name)
-		}
-		for _, lp := range pats {
-			cp, err := compile(lp)
-			if err != nil {
-				return errf(lp.Pattern, "formats.%s: %v", name, err)
-			}
-			s.compiled[name] = append(s.compiled[name], cp)
-		}
+	if err := s.compileFormats(data); err != nil {
+		return err
 	}
 	for _, g := range s.Sources {
 		if !relative(g.Glob) {
@@ -486,16 +573,94 @@ func (s *Spec) validate(data []byte) error {
 	return nil
 }
 
-func builtinParsers() []string {
-	return []string{ParserStrata, ParserLlamaCpp, ParserBench, ParserPerplexity, ParserServer}
-}
-
 func (s *Spec) knownParser(name string) bool {
-	if slices.Contains(builtinParsers(), name) {
+	if slices.Contains(BuiltinFormats(), name) {
 		return true
 	}
 	_, ok := s.Formats[name]
 	return ok
+}
+
+// compileFormats checks and compiles the declared formats: patterns, or a
+// wrapped format that exists (no cycle) with an optional prefix and
+// renaming; an optional block start.
+func (s *Spec) compileFormats(data []byte) error {
+	s.prefixes, s.blocks = map[string]*regexp.Regexp{}, map[string]*regexp.Regexp{}
+	for _, name := range slices.Sorted(maps.Keys(s.Formats)) {
+		f := s.Formats[name]
+		errf := func(at, format string, args ...any) error {
+			return &Error{File: s.Path, Line: s.lineOf(data, at), Msg: "formats." + name + ": " + fmt.Sprintf(format, args...)}
+		}
+		if slices.Contains(BuiltinFormats(), name) {
+			return errf(name, "%q is a built-in format's name", name)
+		}
+		switch {
+		case f.Wrap != "" && len(f.Patterns) > 0:
+			return errf(f.Wrap, `"wrap" and "patterns" exclude each other: a format reads its lines one way`)
+		case f.Wrap == "" && len(f.Patterns) == 0:
+			return errf(name, `needs "patterns" or "wrap"`)
+		case f.Wrap != "" && !s.knownParser(f.Wrap):
+			return errf(f.Wrap, "wraps %q, which is no format (built in: %s; or a name under \"formats\")", f.Wrap, strings.Join(BuiltinFormats(), ", "))
+		case f.Wrap == "" && len(f.Metrics) > 0:
+			return errf(name, `"metrics" renames a wrapped format's metrics; a pattern names its own`)
+		}
+		for from, to := range f.Metrics {
+			if from == "" || to.Name == "" {
+				return errf(from, "metrics: renaming %q needs a metric name", from)
+			}
+		}
+		seen := map[string]bool{name: true}
+		for w := f.Wrap; w != ""; w = s.Formats[w].Wrap {
+			if seen[w] {
+				return errf(name, "wraps in a cycle through %q", w)
+			}
+			seen[w] = true
+		}
+		for _, lp := range f.Patterns {
+			cp, err := compile(lp)
+			if err != nil {
+				return errf(lp.Pattern, "%v", err)
+			}
+			s.compiled[name] = append(s.compiled[name], cp)
+		}
+		for _, x := range []struct {
+			expr, what string
+			into       map[string]*regexp.Regexp
+		}{{f.Prefix, "prefix", s.prefixes}, {f.Blocks, "blocks pattern", s.blocks}} {
+			if x.expr == "" {
+				continue
+			}
+			re, err := regexp.Compile(x.expr)
+			if err != nil {
+				return errf(x.expr, "bad %s %q: %v", x.what, x.expr, err)
+			}
+			x.into[name] = re
+		}
+	}
+	return nil
+}
+
+// Prefix returns the line prefix a declared format removes, nil for none.
+func (s *Spec) Prefix(format string) *regexp.Regexp { return s.prefixes[format] }
+
+// BlockStart returns the expression that starts each block of a record
+// file in the format, nil when the format reads a file as one record.
+func (s *Spec) BlockStart(format string) *regexp.Regexp { return s.blocks[format] }
+
+// Wraps reports whether the format name is base or a declared format that
+// wraps it, directly or through other declared formats.
+func (s *Spec) Wraps(name, base string) bool {
+	for range len(s.Formats) + 1 {
+		if name == base {
+			return true
+		}
+		f, ok := s.Formats[name]
+		if !ok || f.Wrap == "" {
+			return false
+		}
+		name = f.Wrap
+	}
+	return false
 }
 
 // relative reports whether p is a relative slash path that stays inside

@@ -200,3 +200,38 @@ func TestSpecDuplicatesAndDefaults(t *testing.T) {
 	assert.True(t, s.Declared("plan"))
 	assert.False(t, s.Declared("claims"))
 }
+
+// TestRecordFormats: a record kind is a glob or {glob, format}; the format
+// must be known; a declared format wrapping strata counts as strata's.
+func TestRecordFormats(t *testing.T) {
+	s, err := Parse(File, []byte(`{"records": {"parity": {"glob": "rp/*.txt", "format": "rp"}, "selftest": "self.log"},
+"formats": {"rp": {"wrap": "route_parity", "blocks": "^# cmd:"}, "g": {"wrap": "strata", "prefix": "^I[^\\]]*\\] "}, "h": {"wrap": "g"}}}`))
+	require.NoError(t, err)
+	assert.Equal(t, Record{Glob: "rp/*.txt", Format: "rp"}, s.Records["parity"])
+	assert.Equal(t, Record{Glob: "self.log"}, s.Records["selftest"])
+	assert.True(t, s.Wraps("h", ParserStrata), "h wraps g wraps strata")
+	assert.False(t, s.Wraps("rp", ParserStrata), "rp wraps route_parity")
+	assert.NotNil(t, s.BlockStart("rp"))
+	assert.NotNil(t, s.Prefix("g"))
+}
+
+func TestFormatErrors(t *testing.T) {
+	tests := []struct{ name, spec, want string }{
+		{"built-in name", `{"formats": {"strata": {"wrap": "llama.cpp"}}}`, "built-in"},
+		{"unknown wrap", `{"formats": {"x": {"wrap": "nope"}}}`, "which is no format"},
+		{"cycle", `{"formats": {"a": {"wrap": "b"}, "b": {"wrap": "a"}}}`, "cycle"},
+		{"both", `{"formats": {"a": {"wrap": "strata", "patterns": [{"pattern": "(?P<g>1)", "metrics": {"g": {"name": "n"}}}]}}}`, "exclude"},
+		{"neither", `{"formats": {"a": {"prefix": "x"}}}`, `needs "patterns" or "wrap"`},
+		{"bad prefix", `{"formats": {"a": {"wrap": "strata", "prefix": "("}}}`, "bad prefix"},
+		{"rename patterns", `{"formats": {"a": {"patterns": [{"pattern": "(?P<g>1)", "metrics": {"g": {"name": "n"}}}], "metrics": {"n": {"name": "m"}}}}}`, "renames a wrapped"},
+		{"unknown key", `{"formats": {"a": {"wrap": "strata", "prefixes": "x"}}}`, `unknown key "prefixes"; did you mean "prefix"?`},
+		{"record format", `{"records": {"parity": {"glob": "rp/*", "format": "nope"}}}`, `unknown format "nope"`},
+		{"record key", `{"records": {"parity": {"glob": "rp/*", "fmt": "x"}}}`, `unknown key "fmt"`},
+	}
+	for _, tt := range tests {
+		_, err := Parse(File, []byte(tt.spec))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Parse(%s) = %v; want an error containing %q", tt.name, tt.spec, err, tt.want)
+		}
+	}
+}

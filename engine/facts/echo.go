@@ -4,7 +4,6 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"strings"
 
-	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/runconf"
 )
@@ -15,15 +14,17 @@ type Echo struct {
 	Line int // line of the echo's end in the tail
 }
 
-// PromptEchoes are the prompt echoes of the llama.cpp runs that read a
-// prompt file and whose outputs hold one (llama-cli's "> …",
+// PromptEchoes are the prompt echoes of the runs that read a prompt file
+// and whose format echoes the prompt (format.Format.EchoesPrompt: llama.cpp's
+// CLI, or a declared format wrapping it), where the output holds one (llama-cli's "> …",
 // llama-completion's text before its summary), by run name. Only those
 // outputs are read again, and an echo is copied out of its output, so a
 // large snapshot's logs are not kept.
 var PromptEchoes = analysis.NewInput("prompt echoes", "the prompts the llama.cpp runs echo", func(p *analysis.Pass) (map[string]Echo, error) {
 	out := map[string]Echo{}
+	reg := Formats.Of(p)
 	for _, r := range p.Snap.Runs {
-		if r.Parser != checkout.ParserLlamaCpp || len(runconf.Of(r, nil, nil).Files) == 0 {
+		if f, ok := reg.Get(r.Parser); !ok || !f.EchoesPrompt() || len(runconf.Of(r, nil, nil).Files) == 0 {
 			continue
 		}
 		output, err := r.Text()
@@ -35,4 +36,4 @@ var PromptEchoes = analysis.NewInput("prompt echoes", "the prompts the llama.cpp
 		}
 	}
 	return out, nil
-})
+}, Formats.Analyzer)

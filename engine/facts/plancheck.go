@@ -53,9 +53,9 @@ var Gate = analysis.NewInput("plan check", "the plan checked against its claims 
 		env.Metrics[r.Name] = runs[r.Name]
 	}
 	for _, rec := range p.Snap.Parity {
-		env.Names = append(env.Names, rec.File)
-		env.Metrics[rec.File] = recs[rec.File]
-		tails[rec.File] = rec.Text
+		env.Names = append(env.Names, rec.Key())
+		env.Metrics[rec.Key()] = recs[rec.Key()]
+		tails[rec.Key()] = rec.Text
 	}
 	return &PlanCheck{Doc: doc, Table: t, Env: env, Result: claims.Check(doc, t, env), NoClaims: noClaims}, nil
 }, Plan.Analyzer, RunMetrics.Analyzer, RecordMetrics.Analyzer).Using(Claims.Analyzer) // no claims table: NoClaims

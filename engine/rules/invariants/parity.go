@@ -95,7 +95,7 @@ func runParity(p *analysis.Pass) (any, error) {
 	}
 	p.ReportAll(checkParity(runs, cfg))
 	for _, rec := range snap.Parity {
-		ms := recs[rec.File]
+		ms := recs[rec.Key()]
 		p.ReportAll(recordErrors(rec, ms))
 		p.ReportAll(parityUndeclared(rec, ms, cfg.Configs))
 	}
@@ -215,7 +215,7 @@ func parityTol(t float64) string { return strconv.FormatFloat(t, 'e', -1, 64) }
 func parityRuns(recs []*archive.Record, ms map[string]*tail.Metrics, cfg ParitySettings) ([]parityRun, error) {
 	var out []parityRun
 	for _, rec := range recs {
-		m := ms[rec.File]
+		m := ms[rec.Key()]
 		if m == nil {
 			return nil, fmt.Errorf("%s: no parsed metrics for this record", rec.File)
 		}

@@ -81,7 +81,7 @@ func run(p *analysis.Pass) (any, error) {
 	}
 	if rec := snap.SelfTest; rec != nil {
 		ms := facts.RecordMetrics.Of(p)
-		for _, e := range recordErrors(rec, ms[rec.File]) {
+		for _, e := range recordErrors(rec, ms[rec.Key()]) {
 			p.Report(e)
 		}
 	}
@@ -107,7 +107,7 @@ func Output(p *analysis.Pass, rec *archive.Record) (Result, error) {
 		return Result{}, nil
 	}
 	all := facts.RecordMetrics.Of(p)
-	ms := all[rec.File]
+	ms := all[rec.Key()]
 	if ms == nil {
 		return Result{}, fmt.Errorf("%s: no parsed metrics for this record", rec.File)
 	}

@@ -1,0 +1,210 @@
+// Package format holds the formats strataspec reads run outputs and records
+// in, as values in one registry: the strata engine's log, each llama.cpp
+// program's output, route_parity's log and the runner's self-test, and the
+// formats a checkout's spec file declares. A format turns text into metrics
+// under the vocabulary's names (engine/metric); no rule asks which format
+// read a run, only which metrics it has.
+//
+// A declared format either lists line patterns (regular expressions whose
+// named groups yield metrics) or wraps another format: each line loses a
+// prefix first (glog's "I1015 08:01:20.866027 4127803 main.cc:131] "), the
+// wrapped format reads the rest, and its metrics may be renamed. A format
+// may also split a record file into repeated blocks (six route_parity
+// repeats in one transcript), each read as one record: the loader splits
+// (engine/archive, by checkout.Spec.BlockStart), the format reads a block.
+//
+// The declarations are data in engine/checkout (checkout.Format), checked
+// and compiled there; FromSpec builds their readers.
+package format
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/llamacpp"
+	"github.com/strataspec/strataspec/engine/tail"
+)
+
+// Built-in format names.
+const (
+	Strata      = checkout.ParserStrata      // the strata window CLI's log
+	LlamaCpp    = checkout.ParserLlamaCpp    // llama-cli, llama-completion, main, …
+	Bench       = checkout.ParserBench       // llama-bench output
+	Perplexity  = checkout.ParserPerplexity  // llama-perplexity, perplexity
+	Server      = checkout.ParserServer      // llama-server, server
+	RouteParity = checkout.FormatRouteParity // a route_parity log
+	SelfTest    = checkout.FormatSelfTest    // the validation runner's --self-test output
+)
+
+// Format is one way of reading text into metrics.
+type Format struct {
+	// Name is the format's name in the registry.
+	Name string
+	// Wraps names the format this one reads its lines with, "" for a
+	// built-in or a format of line patterns.
+	Wraps string
+	// Doc says in one line what the format reads.
+	Doc string
+
+	parse func(source, text string) *tail.Metrics
+	echo  bool // the output echoes its prompt (llama-cli's "> …")
+}
+
+// Parse reads text (from source, for messages) into metrics.
+func (f *Format) Parse(source, text string) *tail.Metrics { return f.parse(source, text) }
+
+// EchoesPrompt reports whether the format's outputs echo the prompt they
+// were given (llama.cpp's CLI), so that the echo can be checked against the
+// archived prompt.
+func (f *Format) EchoesPrompt() bool { return f.echo }
+
+// Registry holds formats by name: the built-ins and a checkout's declared
+// formats. It is the one place a format is added.
+type Registry struct {
+	byName map[string]*Format
+	order  []string // built-ins first, in sniffing order, then declared
+}
+
+// Builtin returns a registry of the built-in formats.
+func Builtin() *Registry {
+	r := &Registry{byName: map[string]*Format{}}
+	llama := func(program string) func(string, string) *tail.Metrics {
+		return func(source, text string) *tail.Metrics {
+			return withRunner(llamacpp.ParseProgram(program, source, text), source, text)
+		}
+	}
+	for _, f := range []*Format{
+		{Name: Strata, Doc: "the strata window CLI's log (and the runner's appended lines)", parse: tail.ParseStrata},
+		{Name: Perplexity, Doc: "llama-perplexity's output", parse: llama(llamacpp.ProgramPerplexity)},
+		{Name: Server, Doc: "llama-server's log", parse: llama(llamacpp.ProgramServer)},
+		{Name: LlamaCpp, Doc: "llama-cli's, llama-completion's and the other llama.cpp programs' summary", parse: llama(llamacpp.ProgramCLI), echo: true},
+		{Name: Bench, Doc: "llama-bench's output (markdown, JSON, JSON Lines, CSV)", parse: llama(llamacpp.ProgramBench)},
+		{Name: RouteParity, Doc: "a route_parity log", parse: tail.ParseRouteParity},
+		{Name: SelfTest, Doc: "the validation runner's --self-test output", parse: tail.ParseSelfTest},
+	} {
+		r.add(f)
+	}
+	return r
+}
+
+// withRunner adds the validation runner's appended lines (memory, disk) to
+// a llama.cpp output's metrics, when the runner appended them.
+func withRunner(ms *tail.Metrics, source, text string) *tail.Metrics {
+	if !strings.Contains(text, "[runner] ") {
+		return ms
+	}
+	return tail.Merge(ms, tail.ParseRunner(source, text))
+}
+
+func (r *Registry) add(f *Format) {
+	r.byName[f.Name] = f
+	r.order = append(r.order, f.Name)
+}
+
+// Get returns the format named name.
+func (r *Registry) Get(name string) (*Format, bool) {
+	f, ok := r.byName[name]
+	return f, ok
+}
+
+// Names returns the formats' names: built-ins first, then declared ones.
+func (r *Registry) Names() []string { return slices.Clone(r.order) }
+
+// Builtins returns the built-in formats' names.
+func Builtins() []string { return Builtin().Names() }
+
+// FromSpec returns the built-ins and the formats spec declares (checked
+// and compiled by checkout.Parse), each wrapped format built before the
+// formats that wrap it.
+func FromSpec(spec *checkout.Spec) *Registry {
+	r := Builtin()
+	if spec == nil {
+		return r
+	}
+	var add func(name string)
+	add = func(name string) {
+		d, ok := spec.Formats[name]
+		if !ok || r.has(name) {
+			return
+		}
+		if d.Wrap != "" {
+			add(d.Wrap) // checkout refused cycles
+		}
+		r.add(declared(spec, name, d, r))
+	}
+	for _, n := range slices.Sorted(maps.Keys(spec.Formats)) {
+		add(n)
+	}
+	return r
+}
+
+// declared builds a declared format's reader: the wrapped format's, or the
+// line patterns', after the prefix is removed, with the renaming applied.
+func declared(spec *checkout.Spec, name string, d checkout.Format, r *Registry) *Format {
+	f := &Format{Name: name, Wraps: d.Wrap, Doc: d.Doc}
+	var read func(source, text string) *tail.Metrics
+	if inner, ok := r.Get(d.Wrap); ok {
+		f.echo, read = inner.echo, inner.parse
+	} else {
+		pats := patterns(spec.Patterns(name))
+		read = func(source, text string) *tail.Metrics {
+			return withRunner(tail.ParsePatterns(source, text, pats), source, text)
+		}
+	}
+	prefix, rename := spec.Prefix(name), d.Metrics
+	f.parse = func(source, text string) *tail.Metrics {
+		if prefix != nil {
+			text = StripPrefix(text, prefix)
+		}
+		ms := read(source, text)
+		for i := range ms.List {
+			if to, ok := rename[ms.List[i].Name]; ok {
+				ms.List[i].Name = to.Name
+				if to.Unit != "" {
+					ms.List[i].Unit = to.Unit
+				}
+			}
+		}
+		return ms
+	}
+	return f
+}
+
+// patterns converts a checkout's compiled line patterns for
+// tail.ParsePatterns.
+func patterns(ps []checkout.Pattern) []tail.Pattern {
+	out := make([]tail.Pattern, len(ps))
+	for i, p := range ps {
+		g := make(map[string]tail.PatternMetric, len(p.Groups))
+		for k, m := range p.Groups {
+			g[k] = tail.PatternMetric{Name: m.Name, Unit: m.Unit}
+		}
+		out[i] = tail.Pattern{Re: p.Re, Groups: g}
+	}
+	return out
+}
+
+func (r *Registry) has(name string) bool { _, ok := r.byName[name]; return ok }
+
+// StripPrefix removes prefix from the start of every line it matches there;
+// other lines are kept as they are, so line numbers do not move.
+func StripPrefix(text string, prefix *regexp.Regexp) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	for len(text) > 0 {
+		line := text
+		rest := ""
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, rest = text[:i+1], text[i+1:]
+		}
+		if loc := prefix.FindStringIndex(line); loc != nil && loc[0] == 0 {
+			line = line[loc[1]:]
+		}
+		b.WriteString(line)
+		text = rest
+	}
+	return b.String()
+}
