@@ -554,7 +554,7 @@ func (s *Spec) validate(data []byte) error {
 		}
 	}
 	s.compiled = map[string][]Pattern{}
-	if err := s.compileFormats(data); err != nil {
+	if err := s.compileFormats(); err != nil {
 		return err
 	}
 	for _, g := range s.Sources {
@@ -584,12 +584,12 @@ func (s *Spec) knownParser(name string) bool {
 // compileFormats checks and compiles the declared formats: patterns, or a
 // wrapped format that exists (no cycle) with an optional prefix and
 // renaming; an optional block start.
-func (s *Spec) compileFormats(data []byte) error {
+func (s *Spec) compileFormats() error {
 	s.prefixes, s.blocks = map[string]*regexp.Regexp{}, map[string]*regexp.Regexp{}
 	for _, name := range slices.Sorted(maps.Keys(s.Formats)) {
 		f := s.Formats[name]
 		errf := func(at, format string, args ...any) error {
-			return &Error{File: s.Path, Line: s.lineOf(data, at), Msg: "formats." + name + ": " + fmt.Sprintf(format, args...)}
+			return &Error{File: s.Path, Line: s.lineOf(at), Msg: "formats." + name + ": " + fmt.Sprintf(format, args...)}
 		}
 		if slices.Contains(BuiltinFormats(), name) {
 			return errf(name, "%q is a built-in format's name", name)
