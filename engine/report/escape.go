@@ -63,8 +63,16 @@ func shorten(s string, n int) string {
 	if n <= 0 || utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	rs := []rune(s)
-	return strings.TrimRight(string(rs[:n-1]), " ") + "…"
+	rs := []rune(s)[:n-1]
+	// end at a word boundary when one is in the second half; a single long
+	// token (a path) is cut where it must be
+	for i := len(rs) - 1; i > len(rs)/2; i-- {
+		if rs[i] == ' ' {
+			rs = rs[:i]
+			break
+		}
+	}
+	return strings.TrimRight(string(rs), " ") + "…"
 }
 
 // mdText escapes text for Markdown: controls as clean does, and the

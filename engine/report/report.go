@@ -174,6 +174,9 @@ type Options struct {
 	PathPrefix string
 	// ToolVersion is the version SARIF names; "" for "dev".
 	ToolVersion string
+	// Width is the text report's line width in columns: lines wrap at word
+	// boundaries, never cutting a word. 0 is DefaultTextWidth.
+	Width int
 	// MarkdownLimit is the most a Markdown report may hold, in characters
 	// (runes), or in bytes with MarkdownLimitBytes: a report over it says so
 	// at the top and drops the passes first, then the list of every

@@ -9,14 +9,67 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
-// Widths of the text report: a finding's line and the unsourced table's
-// columns are cut to these many runes (-v prints everything in full).
+// Widths of the text report: lines wrap at word boundaries to
+// Options.Width (DefaultTextWidth when 0); the unsourced table's columns
+// are cut to these many runes (-v prints everything in full).
 const (
-	textLineWidth = 160
-	colWhere      = 24
-	colQuote      = 24
-	colSource     = 56
+	DefaultTextWidth = 100 // columns, when the terminal's width is unknown
+	colWhere         = 24
+	colQuote         = 24
+	colSourceMin     = 16
 )
+
+// wrap breaks s into lines of at most width runes at spaces, the first
+// line starting with first and the others with rest, each line ending in
+// a newline. A word is never cut: one longer than the line stands alone.
+func wrap(s string, width int, first, rest string) string {
+	return wrapLines(s, width, first, rest, 0)
+}
+
+// textItemLines is how many lines a finding takes in the text report
+// without -v; the rest of its message is left for -v, at a word boundary.
+const textItemLines = 2
+
+// wrapLines is wrap keeping at most maxLines lines (0 for all): text past
+// them is dropped at a word boundary and the last line ends in " …".
+func wrapLines(s string, width int, first, rest string, maxLines int) string {
+	if width <= 0 {
+		width = DefaultTextWidth
+	}
+	var lines []string
+	line, n := first, utf8.RuneCountInString(first)
+	empty := true // no word on the line yet
+	words := strings.Split(s, " ")
+	for _, w := range words {
+		wn := utf8.RuneCountInString(w)
+		if !empty && n+1+wn > width {
+			if maxLines > 0 && len(lines)+1 == maxLines {
+				// the last line allowed: end it with a mark that more follows
+				for !empty && n+2 > width {
+					j := strings.LastIndexByte(line, ' ')
+					if j < len(rest) {
+						break
+					}
+					line = line[:j]
+					n = utf8.RuneCountInString(line)
+				}
+				lines = append(lines, line+" …")
+				return strings.Join(lines, "\n") + "\n"
+			}
+			lines = append(lines, line)
+			line, n, empty = rest, utf8.RuneCountInString(rest), true
+		}
+		if !empty {
+			line += " "
+			n++
+		}
+		line += w
+		n += wn
+		empty = false
+	}
+	lines = append(lines, strings.TrimRight(line, " "))
+	return strings.Join(lines, "\n") + "\n"
+}
 
 // writeText writes the report in the reader's order: the verdict; the
 // comparison with a previous report; the unsourced numbers as a table; the
@@ -26,19 +79,35 @@ const (
 func (r *Report) writeText(w io.Writer, o Options) error {
 	ew := &errWriter{w: w}
 	d := r.digest()
-	ew.printf("%s\n", r.headline())
+	ew.printf("%s", wrap(r.headline(), o.Width, "", "  "))
 	if r.Previous != nil {
-		ew.printf("%s\n", r.Previous.line())
+		ew.printf("%s", wrap(r.Previous.line(), o.Width, "", "  "))
 	}
 	ew.printf("\n")
 	if len(d.Unsourced) > 0 {
-		ew.printf("unsourced numbers: %d quoted in the plan, printed by no archived run\n", len(d.Unsourced))
+		ew.printf("%s", wrap(fmt.Sprintf("unsourced numbers: %d quoted in the plan, printed by no archived run", len(d.Unsourced)), o.Width, "", "  "))
 		rows := [][]string{{"where", "plan says", "raw says", "source", "id"}}
 		for _, e := range d.Unsourced {
 			rows = append(rows, []string{
 				markPrefix(e.Mark) + shorten(clean(place(e.Finding)), colWhere),
 				shorten(clean(e.Quote), colQuote), shorten(clean(e.Raw), colQuote),
-				shorten(clean(e.Source), colSource), clean(e.ID)})
+				clean(e.Source), clean(e.ID)})
+		}
+		// the source column takes what the line leaves (at least colSourceMin)
+		used := 2 + 2*4 // indent and the gaps between five columns
+		for _, c := range []int{0, 1, 2, 4} {
+			w := 0
+			for _, row := range rows {
+				w = max(w, utf8.RuneCountInString(row[c]))
+			}
+			used += w
+		}
+		width := o.Width
+		if width <= 0 {
+			width = DefaultTextWidth
+		}
+		for _, row := range rows[1:] {
+			row[3] = shorten(row[3], max(width-used, colSourceMin))
 		}
 		writeColumns(ew, "  ", rows)
 	}
@@ -48,21 +117,26 @@ func (r *Report) writeText(w io.Writer, o Options) error {
 		},
 		warnsHead: func(n int) string { return fmt.Sprintf("warnings: %d\n", n) },
 		fixesHead: "\nwhat to fix:\n",
-		item:      func(s string) string { return "  " + s + "\n" },
-		line:      textLine,
-		fix:       func(fl fixLine) string { return "- " + clean(fl.covers()) + ": " + clean(fl.Fix) },
+		item: func(s string) string {
+			if o.Verbose {
+				return wrap(s, o.Width, "  ", "      ")
+			}
+			return wrapLines(s, o.Width, "  ", "      ", textItemLines)
+		},
+		line: textLine,
+		fix:  func(fl fixLine) string { return "- " + clean(fl.covers()) + ": " + clean(fl.Fix) },
 	})
-	ew.printf("\n%s\n", passLine(d.Passes, r.Summary.Pass, o.Verbose))
+	ew.printf("\n%s", wrap(passLine(d.Passes, r.Summary.Pass, o.Verbose), o.Width, "", "  "))
 	for _, na := range d.NotApplied {
-		ew.printf("did not apply: %s (%s)\n", clean(na.Rule), clean(na.Reason))
+		ew.printf("%s", wrap(fmt.Sprintf("%s (%s)", clean(na.Rule), clean(na.Reason)), o.Width, "did not apply: ", "  "))
 	}
 	for _, i := range r.Info {
-		ew.printf("info: %s\n", clean(i))
+		ew.printf("%s", wrap(clean(i), o.Width, "info: ", "  "))
 	}
 	if len(d.Fixed) > 0 {
 		ew.printf("\nfixed since %s: %d\n", clean(r.Previous.File), len(d.Fixed))
 		for _, m := range d.Fixed {
-			ew.printf("  %s\n", shorten(clean(idRule(m.ID, m.Rule)+" "+markPlace(m)+" "+m.Quote), textLineWidth))
+			ew.printf("%s", wrap(clean(idRule(m.ID, m.Rule)+" "+markPlace(m)+" "+m.Quote), o.Width, "  ", "      "))
 		}
 	}
 	if o.Verbose {
@@ -70,7 +144,7 @@ func (r *Report) writeText(w io.Writer, o Options) error {
 		for _, sev := range []finding.Severity{finding.Fail, finding.Warn, finding.Pass} {
 			for i, f := range r.Findings {
 				if f.Severity == sev {
-					writeFull(ew, f, r.Previous.mark(i))
+					writeFull(ew, f, r.Previous.mark(i), o.Width)
 				}
 			}
 		}
@@ -109,18 +183,20 @@ func markPrefix(mark string) string {
 	return "[" + mark + "] "
 }
 
-// textLine is a finding on one line: mark, id, rule, place and message.
+// textLine is a finding, in full: mark, id, rule, place and message (the
+// text format wraps it).
 func textLine(e entry) string {
-	s := clean(idRule(e.ID, e.Rule) + " " + place(e.Finding) + ": " + e.Message)
-	return shorten(markPrefix(e.Mark)+s, textLineWidth)
+	return markPrefix(e.Mark) + clean(idRule(e.ID, e.Rule)+" "+place(e.Finding)+": "+e.Message)
 }
 
-// writeFull writes a finding with its quote, raw values and source (-v).
-func writeFull(ew *errWriter, f finding.Finding, mark string) {
-	ew.printf("\n%s%s %s  %s\n  %s\n", markPrefix(mark), strings.ToUpper(f.Severity.String()), clean(idRule(f.ID, f.Rule)), clean(place(f)), clean(f.Message))
+// writeFull writes a finding with its quote, raw values and source (-v),
+// wrapped to width.
+func writeFull(ew *errWriter, f finding.Finding, mark string, width int) {
+	ew.printf("\n%s", wrap(markPrefix(mark)+strings.ToUpper(f.Severity.String())+" "+clean(idRule(f.ID, f.Rule))+"  "+clean(place(f)), width, "", "  "))
+	ew.printf("%s", wrap(clean(f.Message), width, "  ", "  "))
 	for _, kv := range [][2]string{{"check", f.Check}, {"quote", f.Quote}, {"raw", f.Raw}, {"source", f.Source}, {"fix", f.Fix}} {
 		if kv[1] != "" {
-			ew.printf("  %-7s %s\n", kv[0]+":", clean(kv[1]))
+			ew.printf("%s", wrap(clean(kv[1]), width, fmt.Sprintf("  %-7s ", kv[0]+":"), "          "))
 		}
 	}
 }

@@ -82,16 +82,66 @@ func TestTextReaderOrder(t *testing.T) {
 	}
 }
 
-func TestTextCutsLongLines(t *testing.T) {
-	long := strings.Repeat("word ", 100)
+// TestTextWraps: the text report wraps at word boundaries to the width
+// asked (100 columns by default) and never cuts a word: every word of a
+// long message comes back whole, in order, and a word longer than the line
+// stands alone on its line.
+func TestTextWraps(t *testing.T) {
+	var words []string
+	for i := range 60 {
+		words = append(words, fmt.Sprintf("word%02d", i))
+	}
+	long := strings.Join(words, " ") + " " + strings.Repeat("x", 130)
 	r := New("r", []string{"compare.unlike"}, []finding.Finding{{Rule: "compare.unlike", Severity: finding.Fail, File: "PLAN.md", Line: 1, Message: long}})
-	out := write(t, r, "text", Options{})
-	for _, l := range strings.Split(out, "\n") {
-		if n := len([]rune(l)); n > textLineWidth+2 {
-			t.Errorf("text line of %d runes; want at most %d: %q", n, textLineWidth+2, l)
+	for _, width := range []int{0, 60, 100, 200} {
+		for _, verbose := range []bool{false, true} {
+			out := write(t, r, "text", Options{Width: width, Verbose: verbose})
+			want := width
+			if want == 0 {
+				want = DefaultTextWidth
+			}
+			var got []string
+			for _, l := range strings.Split(out, "\n") {
+				if n := len([]rune(l)); n > want && !strings.Contains(l, strings.Repeat("x", 130)) {
+					t.Errorf("text(width %d, -v %v) line of %d runes; want at most %d: %q", width, verbose, n, want, l)
+				}
+				for _, f := range strings.Fields(l) {
+					if strings.HasPrefix(f, "word") || strings.HasPrefix(f, "xxx") {
+						got = append(got, f)
+					}
+				}
+			}
+			g := strings.Join(got, " ")
+			if verbose && !strings.Contains(g, long) {
+				t.Errorf("text(width %d, -v) does not hold the message's words whole and in order:\n%s", width, out)
+			}
+			// without -v a finding takes textItemLines lines: a prefix of
+			// its words, whole, and a mark that more follows
+			if !verbose && (g == "" || !strings.HasPrefix(long, g) || !strings.Contains(out, " …\n")) {
+				t.Errorf("text(width %d) does not start the message with whole words and mark the rest:\n%s", width, out)
+			}
 		}
 	}
-	assert.Contains(t, write(t, r, "text", Options{Verbose: true}), long, "-v prints the message in full")
+}
+
+func TestWrap(t *testing.T) {
+	for _, tt := range []struct {
+		s     string
+		width int
+		want  string
+	}{
+		{"a b c", 10, "> a b c\n"},
+		{"aaa bbb ccc", 7, "> aaa\n. bbb\n. ccc\n"},
+		{"aaaaaaaaaa b", 5, "> aaaaaaaaaa\n. b\n"}, // a long word stands alone, whole
+		{"", 5, ">\n"},
+	} {
+		if got := wrapLines("aaa bbb ccc ddd eee", 9, "> ", ". ", 2); got != "> aaa bbb\n. ccc …\n" {
+			t.Errorf("wrapLines(2 lines) = %q; want %q", got, "> aaa bbb\n. ccc …\n")
+		}
+		if got := wrap(tt.s, tt.width, "> ", ". "); got != tt.want {
+			t.Errorf("wrap(%q, %d) = %q; want %q", tt.s, tt.width, got, tt.want)
+		}
+	}
 }
 
 // hostile is text from a snapshot that tries to forge report lines.

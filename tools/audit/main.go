@@ -122,6 +122,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 		rep.Compare(rf.previous, prev)
 	}
 	opts := rf.options(*root)
+	opts.Width = textWidth(stdout)
 	if err := rep.WriteOptions(stdout, *format, opts); err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
 		return 2

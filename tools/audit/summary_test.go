@@ -54,3 +54,24 @@ func TestRunGitHubStepSummary(t *testing.T) {
 		t.Errorf("stdout holds the summary or no annotation:\n%s", stdout.String())
 	}
 }
+
+// TestTextWidth: $COLUMNS sets the width the text report wraps to; a
+// writer that is no terminal gets the default.
+func TestTextWidth(t *testing.T) {
+	t.Setenv("COLUMNS", "")
+	if got := textWidth(&bytes.Buffer{}); got != 0 {
+		t.Errorf("textWidth(buffer) = %d; want 0 (the default)", got)
+	}
+	t.Setenv("COLUMNS", "72")
+	var stdout, stderr bytes.Buffer
+	run(&stdout, &stderr, []string{"-root", fixtures + "/m5-v3"})
+	long := 0
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if n := len([]rune(l)); n > 72 && strings.Contains(strings.TrimSpace(l), " ") {
+			long++
+		}
+	}
+	if long > 0 || stdout.Len() == 0 {
+		t.Errorf("COLUMNS=72: %d lines of several words over 72 columns:\n%s", long, stdout.String())
+	}
+}
