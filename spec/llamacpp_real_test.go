@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -110,6 +112,76 @@ func TestLlamaCppRealProvenance(t *testing.T) {
 			}
 			if !ok {
 				t.Errorf("input.archive %s findings on %s = %q; want %s containing %q", tt.check, tt.file, got, tt.sev, tt.want)
+			}
+		})
+	}
+}
+
+// The real build's folder audits true: PASS, no fail, and the plan's
+// numbers in its claim sections all bound (ratios of two models, ranges
+// over repeated runs and second occurrences of a metric among them).
+func TestLlamaCppRealAudit(t *testing.T) {
+	r, err := audit.Audit(snaptest.Fixture(t, "llamacpp-real"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != "PASS" {
+		t.Errorf("fixtures/llamacpp-real: verdict %s; want PASS; fails: %+v", r.Verdict, failures(r.Findings))
+	}
+	// plan.uncovered counts the numbers of the claim sections, gated and not.
+	counted := false
+	for _, f := range findingsOf(r.Findings, "plan.uncovered", "") {
+		m := regexp.MustCompile(`gated=(\d+) ungated=(\d+)`).FindStringSubmatch(f.Raw)
+		if m == nil {
+			continue
+		}
+		counted = true
+		if gated, _ := strconv.Atoi(m[1]); gated < 25 || m[2] != "0" {
+			t.Errorf("fixtures/llamacpp-real: %s; want ≥ 25 numbers gated, none ungated", f.Raw)
+		}
+	}
+	if !counted {
+		t.Error("fixtures/llamacpp-real: no plan.uncovered count of gated numbers")
+	}
+}
+
+// A planted fault in a copy of the real folder fails the rule that owns it:
+// a range over a set that leaves out the cold first run on its model (or a
+// range bound to two endpoint runs that leave it out), and a comparison of
+// two runs whose binaries share a name but not a sha256.
+func TestLlamaCppRealFaults(t *testing.T) {
+	tests := []struct {
+		name, rules, rule, check string
+		edit                     func(t *testing.T, root string)
+		want                     string
+	}{
+		{"set without the cold first run", "plan.range", "plan.range", "cold", func(t *testing.T, root string) {
+			replaceIn(t, root, "PLAN.claims", `set a = cli_a_\*`, "set a = cli_a_0[2-6]")
+		}, "leaves out cli_a_01 (tiny-a-q8_0.gguf)"},
+		{"range bound to endpoint runs", "plan.range", "plan.range", "cold", func(t *testing.T, root string) {
+			replaceIn(t, root, "PLAN.claims", `range\(@a:eval_tok_s\)`, "cli_a_03:eval_tok_s ; cli_a_04:eval_tok_s")
+		}, "leaves out cli_a_01"},
+		{"renamed binary with another hash", "compare.unlike", "compare.unlike", "", func(t *testing.T, root string) {
+			// The row's caveat (one run a side) would excuse any difference:
+			// without it, the binary alone must make the pair unlike.
+			replaceIn(t, root, "PLAN.claims", ` \| caveat=single-runs`, "")
+			replaceIn(t, root, "runs/cli_a_03.json", `"\./bin/llama-cli"`, `"./bin2/llama-cli"`)
+			replaceIn(t, root, "runs/cli_a_03.json", `"bin/llama-cli",\s*"sha256": "[0-9a-f]+"`, `"bin2/llama-cli", "sha256": "`+strings.Repeat("0e", 32)+`"`)
+		}, "binary: llama-cli sha256 fd04a2c6e47a… (cli_a_02) vs llama-cli sha256 0e0e0e0e0e0e… (cli_a_03)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := realFindings(t, tt.rules, func(root string) { tt.edit(t, root) })
+			var got []string
+			ok := false
+			for _, f := range findingsOf(fs, tt.rule, tt.check) {
+				if f.Severity == finding.Fail {
+					got = append(got, f.Message)
+					ok = ok || strings.Contains(f.Message, tt.want)
+				}
+			}
+			if !ok {
+				t.Errorf("%s fails = %q; want one containing %q", tt.rule, got, tt.want)
 			}
 		})
 	}

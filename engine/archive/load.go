@@ -710,7 +710,9 @@ func (s *Snapshot) readSidecar(r *Run, file string, f checkout.Fields) error {
 	for _, n := range tmp.Notes {
 		// The log beside the sidecar is the run's output: a sidecar without
 		// one is as it should be, not a gap worth an info line.
-		if !strings.HasSuffix(n.Msg, noTailNote) {
+		// The binary and inputs keys are read below: not unused keys.
+		files := strings.HasSuffix(n.Path, sidecarBinary) || strings.HasSuffix(n.Path, sidecarInputs)
+		if !strings.HasSuffix(n.Msg, noTailNote) && !(files && strings.HasPrefix(n.Msg, "run key kept")) {
 			s.Notes = append(s.Notes, n)
 		}
 	}
@@ -877,7 +879,9 @@ func sniffParser(text string) string {
 	case strings.Contains(text, "Final estimate: PPL"), strings.Contains(text, "KL-divergence statistics"),
 		strings.Contains(text, "====== Perplexity statistics"):
 		return checkout.ParserPerplexity
-	case strings.Contains(text, "print_timings:") && strings.Contains(text, "slot"):
+	case strings.Contains(text, "print_timings:") && strings.Contains(text, "slot"),
+		// a /completion response: {"content": …, "timings": {"prompt_n": …, "prompt_per_second": …}}
+		strings.Contains(text, `"timings":`) && strings.Contains(text, `"prompt_per_second":`):
 		return checkout.ParserServer
 	}
 	for _, marker := range []string{"llama_perf_context_print:", "llama_print_timings:", "common_perf_print:", "llama_perf_print:", "llama_model_loader:", "llm_load_print_meta:"} {

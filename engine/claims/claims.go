@@ -40,7 +40,8 @@
 // the derivation's bound), never at a finer one.
 //
 // Expressions (see Expr): RUN:METRIC is a run's metric; @SET:METRIC the
-// metric over every run of a set; @SET the set itself; $NAME a constant; a
+// metric over every run of a set (a metric may name its occurrence,
+// METRIC#N or METRIC[FIELD=VALUE], see Ref); @SET the set itself; $NAME a constant; a
 // bare number; NAME(args…) a registered derivation (see Funcs).
 package claims
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -590,5 +591,60 @@ func TestParseBOM(t *testing.T) {
 	}
 	if len(tb.Notes) != 1 || !strings.HasPrefix(tb.Notes[0], "PLAN.claims:1: ") {
 		t.Errorf("Parse with a BOM: notes %q; want one naming PLAN.claims:1", tb.Notes)
+	}
+}
+
+// Occurrence selectors: a bench row by its printed fields, the n-th print
+// of a metric; a selector that matches nothing says how many there are.
+func TestRefFind(t *testing.T) {
+	ms := &tail.Metrics{}
+	row := func(v float64, model string, line int) tail.Metric {
+		return tail.Metric{Name: "tg32", Num: num.Number{Value: v, Text: strconv.FormatFloat(v, 'f', -1, 64)}, Line: line,
+			Detail: &tail.Detail{Config: []tail.Field{{Key: "model_filename", Value: model}, {Key: "n_threads", Value: "1"}}}}
+	}
+	ms.Add(row(10, "a.gguf", 1))
+	ms.Add(row(20, "b.gguf", 2))
+	ms.Add(row(30, "a.gguf", 3))
+	tests := []struct {
+		ref  string
+		want float64
+		err  string
+	}{
+		{"tg32", 10, ""},
+		{"tg32#2", 20, ""},
+		{"tg32#3", 30, ""},
+		{"tg32[model_filename=b.gguf]", 20, ""},
+		{"tg32[model_filename=a.gguf]#2", 30, ""},
+		{"tg32[model_filename=a.gguf,n_threads=1]#2", 30, ""},
+		{"tg32[model_filename=b.gguf]#2", 0, "occurrence 2 of tg32 printed with model_filename=b.gguf asked for; 1 printed (of 3 tg32)"},
+		{"tg32#4", 0, "occurrence 4 of tg32 asked for; 3 printed"},
+		{"tg32#0", 0, "not a number from 1"},
+		{"tg32[model_filename]", 0, "not KEY=VALUE"},
+		{"pp16", 0, `no metric "pp16"`},
+	}
+	for _, tt := range tests {
+		r, err := ParseRef(tt.ref)
+		var m tail.Metric
+		if err == nil {
+			m, err = r.Find(ms)
+		}
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("Find(%q) error = %v; want %q", tt.ref, err, tt.err)
+		case tt.err == "" && err != nil:
+			t.Errorf("Find(%q) error = %v", tt.ref, err)
+		case tt.err == "" && m.Num.Value != tt.want:
+			t.Errorf("Find(%q) = %v; want %v", tt.ref, m.Num.Value, tt.want)
+		}
+	}
+	for _, src := range []string{"bench:tg32[model_filename=models/b q.gguf]#2", "ratio(r:a#2, r:b[k=v])"} {
+		e, err := ParseExpr(src)
+		if err != nil {
+			t.Errorf("ParseExpr(%q) = %v", src, err)
+			continue
+		}
+		if got := e.String(); got != src {
+			t.Errorf("ParseExpr(%q).String() = %q; want it unchanged", src, got)
+		}
 	}
 }

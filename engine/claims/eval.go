@@ -110,15 +110,23 @@ func (env *Env) metric(run, name string) (Item, error) {
 	if !ok {
 		return Item{}, fmt.Errorf("no run %q in the archive%s", run, names.DidYouMean(run, env.Names))
 	}
-	m, ok := ms.Get(name)
-	if !ok {
+	ref, err := ParseRef(name)
+	if err != nil {
+		return Item{}, err
+	}
+	if _, ok := ms.Get(ref.Name); !ok {
 		var known []string
 		for _, m := range ms.List {
 			known = append(known, m.Name)
 		}
-		return Item{}, fmt.Errorf("run %s has no metric %q%s", run, name, names.DidYouMean(name, known))
+		return Item{}, fmt.Errorf("run %s has no metric %q%s", run, ref.Name, names.DidYouMean(ref.Name, known))
 	}
-	return Item{Value: m.Num.Value, Text: m.Num.Text, Unit: plan.CanonUnit(m.Unit), Run: run, Metric: name, Line: m.Line}, nil
+	m, err := ref.Find(ms)
+	if err != nil {
+		return Item{}, fmt.Errorf("run %s: %v", run, err)
+	}
+	// The item names the metric, not its selector: the occurrence is its line.
+	return Item{Value: m.Num.Value, Text: m.Num.Text, Unit: plan.CanonUnit(m.Unit), Run: run, Metric: m.Name, Line: m.Line}, nil
 }
 
 // Eval evaluates an expression.

@@ -117,6 +117,37 @@ func (p *exprParser) name() string {
 	return p.s[j:p.i]
 }
 
+// metricName reads a metric reference after "RUN:" or "@SET:": a name,
+// then an optional [KEY=VALUE,…] selector (any text up to the ']') and an
+// optional #N occurrence (see Ref).
+func (p *exprParser) metricName() (string, error) {
+	j := p.i
+	for p.i < len(p.s) && isNameByte(p.s[p.i]) && p.s[p.i] != '[' {
+		p.i++
+	}
+	if p.i == j {
+		return "", fmt.Errorf("missing metric after ':'")
+	}
+	if p.i < len(p.s) && p.s[p.i] == '[' {
+		k := strings.IndexByte(p.s[p.i:], ']')
+		if k < 0 {
+			return "", fmt.Errorf("missing ']' in metric %s", clip(p.s[j:]))
+		}
+		p.i += k + 1
+	}
+	if p.i < len(p.s) && p.s[p.i] == '#' {
+		p.i++
+		for p.i < len(p.s) && '0' <= p.s[p.i] && p.s[p.i] <= '9' {
+			p.i++
+		}
+	}
+	m := p.s[j:p.i]
+	if _, err := ParseRef(m); err != nil {
+		return "", err
+	}
+	return m, nil
+}
+
 func (p *exprParser) expr() (*Expr, error) {
 	p.space()
 	if p.i >= len(p.s) {
@@ -138,9 +169,9 @@ func (p *exprParser) expr() (*Expr, error) {
 		}
 		if p.i < len(p.s) && p.s[p.i] == ':' {
 			p.i++
-			m := p.name()
-			if m == "" {
-				return nil, fmt.Errorf("@%s: missing metric after ':'", n)
+			m, err := p.metricName()
+			if err != nil {
+				return nil, fmt.Errorf("@%s: %v", n, err)
 			}
 			return &Expr{Op: OpSetMetric, Name: n, Metric: m}, nil
 		}
@@ -214,9 +245,9 @@ func (p *exprParser) expr() (*Expr, error) {
 	}
 	if p.i < len(p.s) && p.s[p.i] == ':' {
 		p.i++
-		m := p.name()
-		if m == "" {
-			return nil, fmt.Errorf("%s: missing metric after ':'", n)
+		m, err := p.metricName()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", n, err)
 		}
 		return &Expr{Op: OpMetric, Run: n, Metric: m}, nil
 	}

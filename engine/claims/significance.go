@@ -72,7 +72,7 @@ func (env *Env) sampled(it Item) (tail.Metric, bool) {
 
 // significance tests the compared pair of a row's values, if the row
 // compares two metrics one of which has samples; nil otherwise.
-func significance(env *Env, vals []Value) *Significance {
+func significance(env *Env, row *Row, vals []Value) *Significance {
 	var items []Item
 	seen := map[string]bool{}
 	for _, v := range vals {
@@ -99,6 +99,12 @@ func significance(env *Env, vals []Value) *Significance {
 		}
 		return []float64{it.Value}
 	}
+	if quotedInverse(row) {
+		// ratio(X, Y) quotes X/Y: the test's ratio of medians (B over A)
+		// is printed in the quoted direction when X is B.
+		items[0], items[1] = items[1], items[0]
+		ma, mb, okA, okB = mb, ma, okB, okA
+	}
 	s := &Significance{A: items[0], B: items[1]}
 	s.Comparison, s.Err = stats.Compare(sample(ma, okA, items[0]), sample(mb, okB, items[1]))
 	if okA && okB {
@@ -107,9 +113,16 @@ func significance(env *Env, vals []Value) *Significance {
 	return s
 }
 
+// quotedInverse reports whether a row's values quote the first compared
+// metric over the second (ratio(X, Y) = X/Y), the inverse of the test's
+// ratio of medians, which is the second side's over the first's.
+func quotedInverse(row *Row) bool {
+	return row != nil && len(row.Sources) == 1 && row.Sources[0].Op == OpCall && row.Sources[0].Name == "ratio"
+}
+
 // checkSignificance applies the significance test to a matched binding.
 func checkSignificance(env *Env, b *Binding, vals []Value, file string) {
-	s := significance(env, vals)
+	s := significance(env, b.Row, vals)
 	if s == nil {
 		return
 	}

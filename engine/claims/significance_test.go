@@ -86,7 +86,7 @@ func TestCheckSignificance(t *testing.T) {
 // A row comparing metrics without samples is not tested.
 func TestCheckSignificanceNoSamples(t *testing.T) {
 	e := &Env{Metrics: map[string]*tail.Metrics{"a": {List: []tail.Metric{{Name: "m", Line: 1}}}, "b": {List: []tail.Metric{{Name: "m", Line: 1}}}}}
-	if s := significance(e, []Value{{Kind: Scalar, X: Item{Run: "a", Metric: "m", Line: 1}}, {Kind: Scalar, X: Item{Run: "b", Metric: "m", Line: 1}}}); s != nil {
+	if s := significance(e, nil, []Value{{Kind: Scalar, X: Item{Run: "a", Metric: "m", Line: 1}}, {Kind: Scalar, X: Item{Run: "b", Metric: "m", Line: 1}}}); s != nil {
 		t.Errorf("significance(no samples) = %v; want nil", s)
 	}
 }

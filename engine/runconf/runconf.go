@@ -33,15 +33,19 @@ import (
 // Config is a run's configuration as a comparison sees it. Every field is
 // text, as it will be printed in a finding.
 type Config struct {
-	Run      string
-	Binary   string // base name of argv[0]
-	Mode     string // "chat (template applied)", "raw text"
-	Threads  string // "8", or "default (not set)"
-	Prompt   string // the prompt file and its content hash, or the inline prompt
-	Batch    string // -b
-	UBatch   string // -ub
-	NPredict string // -n
-	Flags    string // other flags that change what is run (e.g. --ignore-eos, -st)
+	Run    string
+	Binary string // base name of argv[0]
+	// BinarySHA256 is the sha256 of the program run, when the run's sidecar
+	// records it: then "the same binary" means the same content, whatever
+	// its name; without it a binary is known by its name alone.
+	BinarySHA256 string
+	Mode         string // "chat (template applied)", "raw text"
+	Threads      string // "8", or "default (not set)"
+	Prompt       string // the prompt file and its content hash, or the inline prompt
+	Batch        string // -b
+	UBatch       string // -ub
+	NPredict     string // -n
+	Flags        string // other flags that change what is run (e.g. --ignore-eos, -st)
 
 	PromptTokens string // prompt tokens as the tail counts them, or why unknown
 	Decoded      string // decoded tokens as the tail counts them, or why unknown
@@ -154,7 +158,16 @@ func (d Difference) String() string { return fmt.Sprintf("%s: %s vs %s", d.Field
 func Diff(a, b Config) []Difference {
 	var out []Difference
 	for _, f := range Fields() {
-		if x, y := a.Get(f), b.Get(f); x != y {
+		x, y := a.Get(f), b.Get(f)
+		if f == "binary" && a.BinarySHA256 != "" && b.BinarySHA256 != "" {
+			// Identity by content: one binary under two names is one
+			// binary; two builds under one name are two.
+			if a.BinarySHA256 != b.BinarySHA256 {
+				out = append(out, Difference{f, x + " sha256 " + ShortHash(a.BinarySHA256), y + " sha256 " + ShortHash(b.BinarySHA256)})
+			}
+			continue
+		}
+		if x != y {
 			out = append(out, Difference{f, x, y})
 		}
 	}
@@ -234,6 +247,7 @@ func Of(r *archive.Run, ms *tail.Metrics, describe Describe) Config {
 	args := r.Cmd
 	if len(args) > 0 {
 		c.Binary = path.Base(strings.ReplaceAll(args[0], "\\", "/"))
+		c.BinarySHA256 = r.BinarySHA256
 		args = args[1:]
 	}
 	positional := 0

@@ -50,11 +50,24 @@ type UnlikeSettings struct {
 	Vary []string `json:"vary"`
 }
 
+// printedOf lists, for a configuration field, the fields a llama-bench row
+// prints of the same thing: varying "model" varies the model's printed file
+// name, type, size and parameter count too (JSON, JSONL and CSV name them
+// model_*, the markdown table model, size and params).
+var printedOf = map[string][]string{
+	"model": {"model_filename", "model_type", "model_size", "model_n_params", "model", "size", "params"},
+}
+
 // varies reports whether the settings name a field varied on purpose.
 func (s UnlikeSettings) varies(field string) bool {
 	for _, v := range s.Vary {
 		if ok, _ := path.Match(v, field); ok || v == field {
 			return true
+		}
+		for _, pf := range printedOf[v] {
+			if field == PrintedPrefix+pf {
+				return true
+			}
 		}
 	}
 	return false
@@ -164,7 +177,7 @@ func compare(fd *finding.Finding, pc *facts.PlanCheck, cmp comparison, cs []runc
 				same = append(same, f)
 			}
 		}
-		fd.Message = fmt.Sprintf("%s compares like with like: %s match on %s%s", row.Quote, fd.Raw, strings.Join(same, ", "), purpose)
+		fd.Message = fmt.Sprintf("%s compares like with like: %s match on %s%s%s", row.Quote, fd.Raw, strings.Join(same, ", "), purpose, binaryIdentity(cs))
 		return
 	}
 	problems := strings.Join(append(nothing, diffs...), "; ")
@@ -192,6 +205,18 @@ func compare(fd *finding.Finding, pc *facts.PlanCheck, cmp comparison, cs []runc
 	}
 }
 
+// binaryIdentity says how the runs' binaries were found the same: by
+// content when every run recorded its binary's sha256, else by name, and
+// then their identity is unknown.
+func binaryIdentity(cs []runconf.Config) string {
+	for _, c := range cs {
+		if c.BinarySHA256 == "" {
+			return "; the binary by name only: its identity is unknown (no sha256 recorded)"
+		}
+	}
+	return "; the binary by sha256 " + runconf.ShortHash(cs[0].BinarySHA256)
+}
+
 // PrintedPrefix starts the name of a setting a run's output prints beside
 // the measurement a claim reads (every configuration field of a
 // llama-bench row): "printed n_threads".
@@ -205,7 +230,7 @@ func printedConfig(row *claims.Row, run string, ms *tail.Metrics) []runconf.Sett
 	var walk func(e *claims.Expr)
 	walk = func(e *claims.Expr) {
 		if e.Op == claims.OpMetric && e.Run == run {
-			if m, ok := ms.Get(e.Metric); ok {
+			if m, ok := claims.Lookup(ms, e.Metric); ok {
 				for _, f := range m.Config() {
 					out = append(out, runconf.Setting{Name: PrintedPrefix + f.Key, Value: f.Value})
 				}
