@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/live/livetest"
 )
@@ -29,6 +30,14 @@ func fakeCheckout(t *testing.T) (string, []liveRun) {
 	t.Helper()
 	runs := liveRuns(loadSnap(t, "m5"), regexp.MustCompile(""))
 	require.NotEmpty(t, runs, "fixtures/m5 has no run to re-run")
+	return installFake(t, runs), runs
+}
+
+// installFake builds the fake engine and installs it in a temporary
+// checkout at the recorded program path of every run; it returns the
+// checkout.
+func installFake(t *testing.T, runs []liveRun) string {
+	t.Helper()
 	fake := livetest.Build(t, t.TempDir())
 	dir := t.TempDir()
 	installed := map[string]bool{}
@@ -38,7 +47,7 @@ func fakeCheckout(t *testing.T) (string, []liveRun) {
 			livetest.Install(t, fake, dir, argv0)
 		}
 	}
-	return dir, runs
+	return dir
 }
 
 // fakeReplay is the fake engine's replay of lr: its archived output with
@@ -46,10 +55,13 @@ func fakeCheckout(t *testing.T) (string, []liveRun) {
 // (or the fake exits 97 and the exit code check fails).
 func fakeReplay(i int, lr liveRun) *livetest.Replay {
 	parser := livetest.Strata
-	if lr.parity {
+	switch {
+	case lr.parity:
 		parser = livetest.RouteParity
+	case audit.IsLlamaCpp(lr.run):
+		parser = lr.run.Parser // livetest's llama.cpp parsers are checkout's names
 	}
-	return &livetest.Replay{Output: lr.run.Tail, Parser: parser, Jitter: 0.03, Seed: uint64(i + 1),
+	return &livetest.Replay{Output: lr.text, Parser: parser, Jitter: 0.03, Seed: uint64(i + 1),
 		Exit: lr.run.ExitCode, WantArgs: lr.run.Cmd[1:], WantEnv: lr.run.Env, LineDelay: time.Millisecond}
 }
 
@@ -146,4 +158,91 @@ func TestLiveFakeEngineFails(t *testing.T) {
 			t.Errorf("re-run printing 2440 slots: deterministic failures %q; want [%q]", changed, want)
 		}
 	})
+}
+
+// fakeLlamaCheckout installs the fake engine, as the fake llama.cpp engine,
+// at the program path of every llama-cli and llama-bench run of
+// fixtures/llamacpp-real (./bin/llama-cli, ./bin/llama-bench) in a
+// temporary checkout, and returns the checkout and the runs.
+func fakeLlamaCheckout(t *testing.T) (string, []liveRun) {
+	t.Helper()
+	runs := liveLlamaRuns(t, loadSnap(t, "llamacpp-real"), regexp.MustCompile(""))
+	require.NotEmpty(t, runs, "fixtures/llamacpp-real has no run to re-run")
+	return installFake(t, runs), runs
+}
+
+// TestLiveFakeLlamaCpp re-runs the recorded llama-cli and llama-bench runs
+// of fixtures/llamacpp-real, a real build's outputs, against the fake
+// llama.cpp engine: it prints each run's recorded output in its real format
+// (a llama-cli log, llama-bench JSON, JSONL, CSV and markdown) with every
+// timing and rate moved by up to ±3 %, started with the recorded argv and
+// environment. Token counts and the other deterministic metrics must come
+// back exactly, the measured ones within the 15 % drift.
+func TestLiveFakeLlamaCpp(t *testing.T) {
+	dir, runs := fakeLlamaCheckout(t)
+	var cli, bench int
+	for _, lr := range runs {
+		switch lr.run.Parser {
+		case livetest.LlamaCpp:
+			cli++
+		case livetest.Bench:
+			bench++
+		}
+	}
+	if cli < 10 || bench < 4 {
+		t.Fatalf("fixtures/llamacpp-real: %d llama-cli and %d llama-bench runs to re-run; want ≥ 10 and ≥ 4", cli, bench)
+	}
+	rerunAll(t, runs, liveConfig{
+		dir: dir, timeout: 10 * time.Second, minimum: time.Second, every: 20 * time.Millisecond,
+		tol: 0.15, strict: true, progress: testing.Verbose(), pass: []string{livetest.EnvReplay},
+		before: func(t *testing.T, i int, lr liveRun) { livetest.Use(t, fakeReplay(i, lr)) },
+	})
+}
+
+// TestLiveFakeLlamaCppDrift: a re-run is judged on what the fresh process
+// printed. The fake prints a load time and a decode rate far from the
+// archived ones, and a prompt token count one short: each is reported,
+// with the fresh value (the archived log cannot stand in for the output).
+func TestLiveFakeLlamaCppDrift(t *testing.T) {
+	dir, runs := fakeLlamaCheckout(t)
+	cfg := liveConfig{dir: dir, timeout: 10 * time.Second, minimum: time.Second, every: time.Second, tol: 0.15, pass: []string{livetest.EnvReplay}}
+	byName := map[string]liveRun{}
+	for _, lr := range runs {
+		byName[lr.run.Name] = lr
+	}
+	tests := []struct {
+		run, old, new string
+		metric, fresh string
+		kind          live.Kind
+	}{
+		{"cli_a_01", "load time =     102.16 ms", "load time =    1150.23 ms", "load_ms", "1150.23", live.Measured},
+		{"cli_a_01", "123 tokens (    0.08 ms per token, 12879.58 tokens per second)", "122 tokens (    0.08 ms per token, 12879.58 tokens per second)", "prompt_eval_tokens", "122", live.Deterministic},
+		{"bench_r5_json", `"avg_ts": 18930.337674`, `"avg_ts": 9465.168837`, "tg32", "9465.168837", live.Measured},
+	}
+	for _, tt := range tests {
+		t.Run(tt.run+"/"+tt.metric, func(t *testing.T) {
+			lr, ok := byName[tt.run]
+			require.True(t, ok, "fixtures/llamacpp-real has no run %s", tt.run)
+			rp := fakeReplay(0, lr)
+			rp.Jitter = 0
+			rp.Output = strings.Replace(lr.text, tt.old, tt.new, 1)
+			require.NotEqual(t, lr.text, rp.Output, "%s prints no %q", tt.run, tt.old)
+			livetest.Use(t, rp)
+			_, drifts, err := rerun(t, 1, 1, lr, cfg)
+			require.NoError(t, err)
+			var bad []string
+			found := false
+			for _, d := range drifts {
+				if !d.OK {
+					bad = append(bad, d.Metric+" "+d.Archived+" → "+d.Fresh)
+				}
+				if d.Metric == tt.metric && !d.OK && d.Fresh == tt.fresh && d.Kind == tt.kind {
+					found = true
+				}
+			}
+			if !found || len(bad) != 1 {
+				t.Errorf("re-run of %s printing %q: not OK %q; want only %s (%s) reported, fresh %s", tt.run, tt.new, bad, tt.metric, tt.kind, tt.fresh)
+			}
+		})
+	}
 }

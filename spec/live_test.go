@@ -15,6 +15,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/tail"
 )
@@ -66,6 +67,7 @@ func TestLiveClassification(t *testing.T) {
 // liveRun is a recorded run that can be re-run.
 type liveRun struct {
 	run      *archive.Run
+	text     string                                  // the archived output (the record's tail, or the log file's text)
 	archived *tail.Metrics                           // the engine's own metrics of the archived output
 	parse    func(source, text string) *tail.Metrics // the parser of its output
 	parity   bool                                    // a route_parity record, not a strata run
@@ -80,19 +82,41 @@ func liveRuns(ctx *audit.Context, sel *regexp.Regexp) []liveRun {
 		if r.CarriedOver || audit.IsLlamaCpp(r) || !sel.MatchString(r.Name) {
 			continue
 		}
-		out = append(out, liveRun{run: r, archived: live.EngineMetrics(r.Tail, ctx.Metrics[r.Name]),
-			parse: func(source, text string) *tail.Metrics {
-				fresh := *r // the recorded run's program, hence its parser
-				fresh.Source, fresh.Tail = source, text
-				return audit.ParseRun(&fresh)
-			}})
+		out = append(out, liveRun{run: r, text: r.Tail, archived: live.EngineMetrics(r.Tail, ctx.Metrics[r.Name]), parse: freshParse(r)})
 	}
 	for _, rec := range ctx.Snap.Parity {
 		if !sel.MatchString(rec.Name) {
 			continue
 		}
 		r := &archive.Run{Name: rec.Name, Cmd: rec.Cmd, Env: rec.Env, ExitCode: rec.Exit, Tail: rec.Text, Source: rec.File}
-		out = append(out, liveRun{run: r, archived: live.EngineMetrics(rec.Text, ctx.Metrics[rec.File]), parse: tail.ParseRouteParity, parity: true})
+		out = append(out, liveRun{run: r, text: rec.Text, archived: live.EngineMetrics(rec.Text, ctx.Metrics[rec.File]), parse: tail.ParseRouteParity, parity: true})
+	}
+	return out
+}
+
+// freshParse returns the parser of r's program over a fresh output: the
+// metrics of a re-run come from what the process printed now, never from
+// the log r was read from (archive.Run.WithOutput).
+func freshParse(r *archive.Run) func(source, text string) *tail.Metrics {
+	return func(source, text string) *tail.Metrics { return audit.ParseRun(r.WithOutput(source, text)) }
+}
+
+// liveLlamaRuns returns the llama-cli and llama-bench runs of ctx that
+// selected by name can be re-run (their environment recorded), in archive
+// order, each with its archived output read from its record or log file.
+func liveLlamaRuns(t *testing.T, ctx *audit.Context, sel *regexp.Regexp) []liveRun {
+	t.Helper()
+	var out []liveRun
+	for _, r := range ctx.Snap.Runs {
+		if r.CarriedOver || r.Env == nil || !sel.MatchString(r.Name) ||
+			r.Parser != checkout.ParserLlamaCpp && r.Parser != checkout.ParserBench {
+			continue
+		}
+		text, err := r.Text()
+		if err != nil {
+			t.Fatalf("run %s: %v", r.Name, err)
+		}
+		out = append(out, liveRun{run: r, text: text, archived: live.EngineMetrics(text, ctx.Metrics[r.Name]), parse: freshParse(r)})
 	}
 	return out
 }
@@ -134,7 +158,7 @@ func rerun(t *testing.T, i, n int, lr liveRun, cfg liveConfig) (*live.Result, []
 	opt := live.Options{
 		Dir:           cfg.dir,
 		Timeout:       runTimeout(t, cfg.timeout, cfg.minimum),
-		TailLines:     live.EngineLines(lr.run.Tail),
+		TailLines:     live.EngineLines(lr.text),
 		ProgressEvery: cfg.every,
 		WaitDelay:     cfg.wait,
 		Memory:        cfg.memory,

@@ -1,6 +1,10 @@
 package live
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/strataspec/strataspec/engine/metric"
+)
 
 // deterministic lists the metrics a re-run of the same command on the same
 // binary and inputs must print exactly as archived: sizes and counts the
@@ -54,6 +58,11 @@ func Classify(name string) Kind {
 	if i := strings.IndexByte(name, '.'); i > 0 && strings.HasPrefix(name, "k") {
 		return Deterministic
 	}
+	// The metric vocabulary knows llama.cpp's: token counts, perplexity and
+	// KL divergence are deterministic, timings and rates measured.
+	if d, ok := metric.Lookup(name); ok && d.Kind == metric.Deterministic && !measured[name] {
+		return Deterministic
+	}
 	return Measured
 }
 
@@ -62,6 +71,9 @@ func Classify(name string) Kind {
 // metric the parsers produce was classified deliberately.
 func Known(name string) bool {
 	if deterministic[name] || measured[name] {
+		return true
+	}
+	if _, ok := metric.Lookup(name); ok {
 		return true
 	}
 	i := strings.IndexByte(name, '.')

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/strataspec/strataspec/engine/live"
+	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -32,10 +33,17 @@ const EnvReplay = "STRATA_FAKEENGINE_REPLAY"
 // envChild marks the fake engine's own child (Replay.Hang).
 const envChild = "STRATA_FAKEENGINE_CHILD"
 
-// Parsers that Replay.Parser names.
+// Parsers that Replay.Parser names: strata's, route_parity's, and
+// llama.cpp's programs (the fake llama.cpp engine: a recorded llama-cli
+// log, llama-bench file, perplexity or server log, printed in its real
+// format with its timings drifted).
 const (
 	Strata      = "strata"
 	RouteParity = "route_parity"
+	LlamaCpp    = "llama.cpp"        // llama-cli and the other summary printers
+	Bench       = "llama-bench"      // any of its output formats
+	Perplexity  = "llama-perplexity" // perplexity and KL divergence
+	Server      = "llama-server"     // its log, or a /completion response
 )
 
 // Replay is what the fake engine prints and how.
@@ -68,8 +76,13 @@ type Replay struct {
 
 // Metrics parses an output with the replay's parser.
 func (r *Replay) Metrics(output string) *tail.Metrics {
-	if r.Parser == RouteParity {
+	switch r.Parser {
+	case RouteParity:
 		return tail.ParseRouteParity("replay", output)
+	case LlamaCpp:
+		return llamacpp.ParseProgram(llamacpp.ProgramCLI, "replay", output)
+	case Bench, Perplexity, Server:
+		return llamacpp.ParseProgram(r.Parser, "replay", output)
 	}
 	return tail.ParseStrata("replay", output)
 }
@@ -107,20 +120,33 @@ func scale(r *Replay, src []string, factor func(*rand.Rand) float64) []string {
 		if m.Line < 1 || m.Line > len(out) || live.Classify(m.Name) != live.Measured {
 			continue
 		}
-		l := out[m.Line-1]
-		i := numberAt(l, m.Num.Text, from[m.Line])
+		// The value is printed on the metric's line, or, for a record
+		// spread over lines (a llama-bench JSON object), on one of the
+		// lines after it.
+		n, i := m.Line, -1
+		for ; n <= len(out) && n < m.Line+maxRecordLines; n++ {
+			if i = numberAt(out[n-1], m.Num.Text, from[n]); i >= 0 {
+				break
+			}
+		}
 		if i < 0 {
 			continue // derived, not printed (pure_gpu_ms_per_tok)
 		}
+		l := out[n-1]
 		s := strconv.FormatFloat(m.Num.Value*factor(rng), 'f', m.Num.Decimals, 64)
 		if m.Num.Sci {
 			s = strconv.FormatFloat(m.Num.Value*factor(rng), 'e', m.Num.Decimals, 64)
 		}
-		out[m.Line-1] = l[:i] + s + l[i+len(m.Num.Text):]
-		from[m.Line] = i + len(s)
+		out[n-1] = l[:i] + s + l[i+len(m.Num.Text):]
+		from[n] = i + len(s)
 	}
 	return out
 }
+
+// maxRecordLines bounds how far after a metric's line its printed value is
+// looked for: a llama-bench JSON row prints avg_ts about 30 lines below
+// the "{" its metric is placed on.
+const maxRecordLines = 40
 
 // numberAt finds text in line at or after from as a whole number (no digit,
 // '.' or ',' either side), or -1.
