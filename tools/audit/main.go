@@ -53,9 +53,13 @@ func run(stdout, stderr io.Writer, args []string) int {
 	initDir := fs.String("init", "", "write a starter "+checkout.File+" for `dir` by inspecting it, and exit")
 	var rf reportFlags
 	rf.register(fs)
+	version := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format %s] [-rules a,b] [-v] [-previous FILE] [-path-prefix PATH] [-list] [-init DIR] [-strict] [-suggest]\n", strings.Join(report.Formats(), "|"))
 		fmt.Fprintf(stderr, "       audit -metrics [-root DIR] [-format text|json] [RUN...]\n")
+		fmt.Fprintf(stderr, "       audit -version\n\n")
+		fmt.Fprint(stderr, usageText)
+		fmt.Fprintf(stderr, "\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -63,6 +67,10 @@ func run(stdout, stderr io.Writer, args []string) int {
 			return 0
 		}
 		return 2
+	}
+	if *version {
+		fmt.Fprintf(stdout, "strataspec %s\n", toolVersion())
+		return 0
 	}
 	if *metrics {
 		if err := listMetrics(stdout, *root, *format, fs.Args()); err != nil {
@@ -99,7 +107,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 		return 0
 	}
 	if *gate.suggest {
-		return runSuggest(stdout, stderr, *root)
+		return runSuggest(stdout, stderr, *root, *format)
 	}
 	if !validFormat(*format) {
 		fmt.Fprintf(stderr, "audit: unknown -format %q (want one of %s)\n", *format, strings.Join(report.Formats(), ", "))
@@ -138,6 +146,27 @@ func run(stdout, stderr io.Writer, args []string) int {
 	}
 	return 0
 }
+
+// usageText is what -h prints before the flags: examples and exit codes.
+const usageText = `Audit a strata checkout (or a folder of llama.cpp logs) against its plan:
+every number the plan quotes bound to the archived run that printed it.
+
+examples:
+  audit -root ~/strata                         audit a checkout; text report
+  audit -root ~/strata -format github          annotations for a pull request (+ job summary)
+  audit -root ~/strata -format sarif > a.sarif for GitHub code scanning
+  audit -root ~/strata -rules plan             the plan gate only
+  audit -root ~/strata -suggest                PLAN.claims rows for unsourced numbers
+  audit -root ~/strata -previous old.json      mark findings fixed, still or new
+  audit -metrics -root ~/strata                every metric of every run
+  audit -init ~/logs                           write a starter strataspec.json
+
+exit codes:
+  0  no fail finding (verdict PASS)
+  1  a fail finding (verdict FALSIFIER HIT)
+  2  bad usage or input that cannot be read (the message names the file and
+     place), or a -root with nothing to audit
+`
 
 func validFormat(f string) bool {
 	for _, g := range report.Formats() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -42,7 +43,13 @@ func strictReport(rep *report.Report) *report.Report {
 // does. A range whose row ranges over a set gets only sets holding every
 // run of it: never a narrower set that would hide the runs it leaves out. Only rows with a unique source are left uncommented, so that the
 // output appended to PLAN.claims binds exactly those.
-func runSuggest(stdout, stderr io.Writer, root string) int {
+// With format "json" it prints the same as one JSON object
+// (suggestionsJSON); any other format but text is an error.
+func runSuggest(stdout, stderr io.Writer, root, format string) int {
+	if format != "text" && format != "json" {
+		fmt.Fprintf(stderr, "audit: -suggest prints text or json, not %q\n", format)
+		return 2
+	}
 	ctx, err := audit.Load(root)
 	if err != nil {
 		fmt.Fprintf(stderr, "audit: %v\n", err)
@@ -57,8 +64,69 @@ func runSuggest(stdout, stderr io.Writer, root string) int {
 		return 2
 	}
 	ss := claims.Suggest(pc.Table, pc.Env, pc.Result)
+	if format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(suggestionsJSON(ctx.Snap.Spec.Plan, ss)); err != nil {
+			fmt.Fprintf(stderr, "audit: %v\n", err)
+			return 2
+		}
+		return 0
+	}
 	writeSuggestions(stdout, ctx.Snap.Spec.Plan, ss)
 	return 0
+}
+
+// suggestionJSON is one quote of -suggest -format json: where it is, why
+// it is not sourced, its candidate rows (unique: one row to append as it
+// is), and per part of the quote its candidate sources or nearest raw
+// values.
+type suggestionJSON struct {
+	Plan   string     `json:"plan"`
+	Lines  []int      `json:"lines"`
+	Place  string     `json:"place"`
+	Quote  string     `json:"quote"`
+	Why    string     `json:"why"`
+	Unique bool       `json:"unique"`
+	Rows   []string   `json:"rows"`
+	Parts  []partJSON `json:"parts,omitempty"`
+	// KeepRuns is the number of runs of the row's set no narrower set may
+	// hide (a range no declared set gives); 0 otherwise.
+	KeepRuns int `json:"keep_runs,omitempty"`
+}
+
+type partJSON struct {
+	Quote      string   `json:"quote"`
+	Candidates []string `json:"candidates"`
+	Nearest    string   `json:"nearest,omitempty"`
+}
+
+// suggestionsJSON is the -suggest -format json document.
+func suggestionsJSON(planFile string, ss []claims.Suggestion) any {
+	out := struct {
+		Suggestions []suggestionJSON `json:"suggestions"`
+		Quotes      int              `json:"quotes"`
+		Unique      int              `json:"unique"`
+	}{Suggestions: []suggestionJSON{}, Quotes: len(ss)}
+	for _, s := range ss {
+		sj := suggestionJSON{Plan: planFile, Lines: s.Lines, Place: s.Place, Quote: s.Quote, Why: s.Why,
+			Unique: s.Unique(), Rows: append([]string{}, s.Rows...), KeepRuns: len(s.Keep)}
+		if s.Unique() {
+			out.Unique++
+		}
+		if len(s.Rows) == 0 && len(s.Keep) == 0 {
+			for i, c := range s.Parts {
+				pj := partJSON{Quote: strings.TrimSpace(s.Token.Parts[i].Text + " " + s.Token.Units[i]), Candidates: append([]string{}, c...)}
+				if len(c) == 0 {
+					pj.Nearest = s.NearestText(i)
+				}
+				sj.Parts = append(sj.Parts, pj)
+			}
+		}
+		out.Suggestions = append(out.Suggestions, sj)
+	}
+	return out
 }
 
 func writeSuggestions(w io.Writer, planFile string, ss []claims.Suggestion) {
