@@ -44,6 +44,7 @@ type ruleCount struct {
 // numbers as one table, then the other fails by family, the warnings, what
 // to fix, and the passes as counts.
 type digest struct {
+	Start      []entry // fails that say where to begin (a plan without claims), first of all
 	Unsourced  []entry
 	Groups     []group
 	Warns      []entry
@@ -60,6 +61,9 @@ func (r *Report) digest() digest {
 	for i, f := range r.Findings {
 		e := entry{Finding: f, Mark: r.Previous.mark(i)}
 		switch {
+		case f.Severity == finding.Fail && f.Rule == "plan.uncovered" && f.Check == "adopt":
+			// a plan without claims: nothing else matters before it
+			d.Start = append(d.Start, e)
 		case f.Severity == finding.Fail && unsourced[f.Rule] && f.Quote != "":
 			// a quoted number: a row of the table; a fail about the gate
 			// itself (a claims table that declares no section) has no
@@ -86,6 +90,7 @@ func (r *Report) digest() digest {
 		return familyRank(r.rule(d.Warns[i].Rule).Family) < familyRank(r.rule(d.Warns[j].Rule).Family)
 	})
 	var all []entry
+	all = append(all, d.Start...)
 	all = append(all, d.Unsourced...)
 	for _, g := range d.Groups {
 		all = append(all, g.Entries...)

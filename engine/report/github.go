@@ -34,13 +34,15 @@ func ghEscapeProperty(s string) string {
 // fails in the report's family order; warnings in family order.
 func (r *Report) ghOrder() (fails, warns []finding.Finding) {
 	rank := func(f finding.Finding) int {
-		switch f.Rule {
-		case "plan.unsourced":
+		switch {
+		case f.Rule == "plan.uncovered" && f.Check == "adopt": // a plan without claims
 			return 0
-		case "plan.range":
+		case f.Rule == "plan.unsourced":
 			return 1
+		case f.Rule == "plan.range":
+			return 2
 		}
-		return 2 + familyRank(r.rule(f.Rule).Family)
+		return 3 + familyRank(r.rule(f.Rule).Family)
 	}
 	for _, f := range r.Findings {
 		switch f.Severity {

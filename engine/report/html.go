@@ -36,6 +36,9 @@ func (r *Report) writeHTML(w io.Writer, o Options) error {
 	if r.Previous != nil {
 		ew.printf("<p>%s</p>\n", esc(r.Previous.line()))
 	}
+	for _, e := range d.Start {
+		ew.printf("<p class=\"start\"><strong>Start here:</strong> %s. %s.</p>\n", esc(e.Message), esc(r.fixOf(e.Finding)))
+	}
 	if len(d.Unsourced) > 0 {
 		ew.printf("<h2>Unsourced numbers (%d)</h2>\n<p>Quoted in the plan, printed by no archived run.</p>\n<table><tr><th>where</th><th>plan says</th><th>raw says</th><th>source</th><th>id</th></tr>\n", len(d.Unsourced))
 		for _, e := range d.Unsourced {

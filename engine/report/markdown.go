@@ -100,6 +100,9 @@ func (r *Report) markdown(o Options, drop int, note string) string {
 		ew.printf(" Against `%s`: %d fixed, %d still, %d new.", mdText(r.Previous.File), r.Previous.Fixed, r.Previous.Still, r.Previous.New)
 	}
 	ew.printf("\n")
+	for _, e := range d.Start {
+		ew.printf("\n**Start here:** %s. %s.\n", mdText(e.Message), mdText(r.fixOf(e.Finding)))
+	}
 	if len(d.Unsourced) > 0 {
 		ew.printf("\n## Unsourced numbers (%d)\n\nQuoted in the plan, printed by no archived run.\n\n", len(d.Unsourced))
 		ew.printf("| where | plan says | raw says | source | id |\n|---|---|---|---|---|\n")

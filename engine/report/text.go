@@ -84,6 +84,10 @@ func (r *Report) writeText(w io.Writer, o Options) error {
 		ew.printf("%s", wrap(r.Previous.line(), o.Width, "", "  "))
 	}
 	ew.printf("\n")
+	for _, e := range d.Start {
+		ew.printf("%s", wrap(clean(e.Message), o.Width, "start here: ", "  "))
+		ew.printf("%s\n", wrap(clean(r.fixOf(e.Finding)), o.Width, "  ", "  "))
+	}
 	if len(d.Unsourced) > 0 {
 		ew.printf("%s", wrap(fmt.Sprintf("unsourced numbers: %d quoted in the plan, printed by no archived run", len(d.Unsourced)), o.Width, "", "  "))
 		rows := [][]string{{"where", "plan says", "raw says", "source", "id"}}

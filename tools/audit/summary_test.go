@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 // TestRunNothingToAudit: a folder with no plan, no run and no record is a
@@ -73,5 +75,41 @@ func TestTextWidth(t *testing.T) {
 	}
 	if long > 0 || stdout.Len() == 0 {
 		t.Errorf("COLUMNS=72: %d lines of several words over 72 columns:\n%s", long, stdout.String())
+	}
+}
+
+// TestRunPlanWithoutClaims: a plan with no claims table fails, and the
+// first lines of the report and the first annotation say where to begin.
+func TestRunPlanWithoutClaims(t *testing.T) {
+	root := snaptest.CopyFixture(t, "m5-v3")
+	snaptest.Remove(t, filepath.Join(root, "PLAN.claims"))
+	for _, tt := range []struct{ format, first string }{
+		{"text", "start here: PLAN.md has no claims table (PLAN.claims)"},
+		{"github", "::error file="},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(&stdout, &stderr, []string{"-root", root, "-format", tt.format}); code != 1 {
+			t.Errorf("run(-format %s, no PLAN.claims) = %d; want 1\n%s", tt.format, code, stderr.String())
+		}
+		lines := strings.Split(stdout.String(), "\n")
+		if len(lines) < 3 {
+			t.Fatalf("-format %s: short output %q", tt.format, stdout.String())
+		}
+		first := ""
+		for i, l := range lines { // the first line after the verdict's blank line
+			if l == "" && i+1 < len(lines) {
+				first = lines[i+1]
+				break
+			}
+		}
+		if tt.format == "github" {
+			first = lines[0]
+			if !strings.Contains(first, "title=plan.uncovered::PLAN.md has no claims table") {
+				t.Errorf("-format github: first annotation %q; want the missing claims table", first)
+			}
+		}
+		if !strings.HasPrefix(first, tt.first) {
+			t.Errorf("-format %s: line %q; want it to start %q", tt.format, first, tt.first)
+		}
 	}
 }

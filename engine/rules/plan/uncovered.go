@@ -62,8 +62,13 @@ func planUncovered(pc *check) []finding.Finding {
 	}
 	file := pc.Table.File
 	if pc.NoClaims {
-		// no table to point at: the plan's numbers are all ungated
+		// no table to point at: the plan's numbers are all ungated, and a
+		// plan nothing gates fails, with the first step of adopting the
+		// gate (the report shows it first)
 		file, msg = pc.Doc.File, fmt.Sprintf("no %s, so the gate binds nothing: %s", pc.Table.File, msg)
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Check: AdoptCheck,
+			Message: fmt.Sprintf("%s has no claims table (%s): the gate binds none of its numbers", pc.Doc.File, pc.Table.File),
+			Fix: fmt.Sprintf("adopt the gate: write %s declaring the sections that quote runs (`section §7`), run -rules plan, then -suggest for the rows that bind them (README, \"Adopting the gate\")", pc.Table.File)})
 	}
 	out = append(out, finding.Finding{Rule: rule, Severity: sev, File: file, Check: GateCheck,
 		Raw:     fmt.Sprintf("gated=%d ungated=%d skipped=%d", g.Gated, g.Ungated, g.Skipped),
@@ -74,6 +79,10 @@ func planUncovered(pc *check) []finding.Finding {
 	}
 	return out
 }
+
+// AdoptCheck is the Check name of plan.uncovered's fail on a plan without
+// a claims table: a report lists it first, with the first adoption step.
+const AdoptCheck = "adopt"
 
 // ReadCheck is the Check name of plan.uncovered's notes on reading the plan
 // and its claims table (a byte order mark dropped).

@@ -1,0 +1,95 @@
+package spec
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// concurrent reports whether the package in dir starts a goroutine or
+// imports sync or sync/atomic in its non-test files, and whether it has
+// tests of its own.
+func concurrent(t *testing.T, dir string) (conc, tests bool) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") {
+			continue
+		}
+		if strings.HasSuffix(name, "_test.go") {
+			tests = true
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range f.Imports {
+			if p, _ := strconv.Unquote(im.Path.Value); p == "sync" || p == "sync/atomic" {
+				conc = true
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if _, ok := n.(*ast.GoStmt); ok {
+				conc = true
+			}
+			return !conc
+		})
+	}
+	return conc, tests
+}
+
+// TestRacePackagesListed: make test runs the race detector on the packages
+// of the Makefile's RACE_PKGS and every other test without it, so a
+// package that starts goroutines or takes locks must be listed there (or
+// be a test helper whose importer is).
+func TestRacePackagesListed(t *testing.T) {
+	b, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^RACE_PKGS := (.+)$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("Makefile has no RACE_PKGS line")
+	}
+	listed := strings.Fields(string(m[1]))
+	for _, root := range []string{"../engine", "../tools"} {
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case !d.IsDir():
+				return nil
+			case d.Name() == "testdata":
+				return filepath.SkipDir
+			}
+			conc, tests := concurrent(t, p)
+			rel := filepath.ToSlash(strings.TrimPrefix(p, "../"))
+			covered := slices.ContainsFunc(listed, func(l string) bool { return rel == l || strings.HasPrefix(rel, l+"/") })
+			if conc && tests && !covered {
+				t.Errorf("%s starts goroutines or takes locks and has tests, but the Makefile's RACE_PKGS does not list it: its tests would run without the race detector", rel)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range listed {
+		if conc, _ := concurrent(t, "../"+l); !conc {
+			t.Errorf("RACE_PKGS lists %s, which neither starts a goroutine nor takes a lock", l)
+		}
+	}
+}
