@@ -93,3 +93,27 @@ func TestRacePackagesListed(t *testing.T) {
 		}
 	}
 }
+
+// TestActionBuildsTheProgram: the composite action (action.yml) builds a
+// main program that exists, and the CI workflow uses the action (uses: ./),
+// so that make test's actionlint checks its inputs.
+func TestActionBuildsTheProgram(t *testing.T) {
+	action, err := os.ReadFile("../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`go build -o "\$RUNNER_TEMP/strataspec" (\./tools/\w+)`).FindSubmatch(action)
+	if m == nil {
+		t.Fatal("action.yml builds no ./tools/NAME program")
+	}
+	if _, err := os.Stat(filepath.Join("..", string(m[1]), "main.go")); err != nil {
+		t.Errorf("action.yml builds %s: %v", m[1], err)
+	}
+	ci, err := os.ReadFile("../.github/workflows/ci.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^\s+- uses: \./\s*$`).Match(ci) {
+		t.Error("the CI workflow does not use the action (uses: ./): actionlint would not check it")
+	}
+}
