@@ -325,6 +325,12 @@ func (s *Snapshot) addRun(r *Run) {
 	if s.Spec != nil && r.Parser != "" {
 		r.strata = s.Spec.Wraps(r.Parser, checkout.ParserStrata)
 	}
+	if s.FS != nil && len(s.Runs) >= s.FS.Limits().Runs {
+		if s.loadErr == nil {
+			s.loadErr = &snapfs.LimitError{File: r.File, What: "runs", Limit: int64(s.FS.Limits().Runs), Flag: "-max-runs"}
+		}
+		return
+	}
 	s.Runs = append(s.Runs, r)
 	s.byName[r.Name] = r
 }

@@ -25,8 +25,13 @@ import (
 // Load reads the snapshot at root: its spec file (or the defaults), then
 // its runs and records as the spec says, every file through one FS
 // confined to root. Errors name the file and place.
-func Load(root string) (*Snapshot, error) {
-	fsys, err := snapfs.Open(root)
+func Load(root string) (*Snapshot, error) { return LoadLimits(root, snapfs.Limits{}) }
+
+// LoadLimits is Load within lim (zero fields: snapfs.DefaultLimits): every
+// file is read through an FS that counts bytes, and the loader refuses more
+// logs or runs than lim allows with a snapfs.LimitError.
+func LoadLimits(root string, lim snapfs.Limits) (*Snapshot, error) {
+	fsys, err := snapfs.OpenLimits(root, lim)
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
@@ -638,12 +643,17 @@ func (s *Snapshot) loadRecords() error {
 // loadLogs reads every log the spec's "logs" globs match as one run, with
 // its sidecar when there is one.
 func (s *Snapshot) loadLogs() error {
+	logs := 0
 	for _, lg := range s.Spec.Logs {
 		files, err := s.FS.Glob(lg.Glob)
 		if err != nil {
 			return err
 		}
 		s.noteEmpty(lg.Glob, files, "logs")
+		// Counted before any is read: a folder of a million logs stops here.
+		if logs += len(files); logs > s.FS.Limits().Logs {
+			return &snapfs.LimitError{File: lg.Glob, What: "log files", Limit: int64(s.FS.Limits().Logs), Flag: "-max-logs"}
+		}
 		for _, f := range files {
 			data, err := s.FS.ReadFile(f, snapfs.LimitResults)
 			if err != nil {

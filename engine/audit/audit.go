@@ -19,6 +19,7 @@ import (
 	"github.com/strataspec/strataspec/engine/names"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/rules/all"
+	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -26,8 +27,13 @@ import (
 // facts set, and parses every run's tail once. A snapshot that cannot be
 // read is an error naming the file and place; a tail that parses with
 // errors is not: its errors stay in its Metrics, and runs.parse reports them.
-func Load(root string) (*Context, error) {
-	snap, err := archive.Load(root)
+func Load(root string) (*Context, error) { return LoadLimits(root, snapfs.Limits{}) }
+
+// LoadLimits is Load within lim (zero fields: snapfs.DefaultLimits); an
+// input over a limit is a *snapfs.LimitError naming the file, the limit and
+// the flag raising it.
+func LoadLimits(root string, lim snapfs.Limits) (*Context, error) {
+	snap, err := archive.LoadLimits(root, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -273,11 +279,16 @@ func CheckSomething(ctx *Context) error {
 // (comma-separated; empty for all). A snapshot with nothing to audit is an
 // error matching ErrNothing.
 func Audit(root, ruleList string) (*report.Report, error) {
+	return AuditLimits(root, ruleList, snapfs.Limits{})
+}
+
+// AuditLimits is Audit within lim (see LoadLimits).
+func AuditLimits(root, ruleList string, lim snapfs.Limits) (*report.Report, error) {
 	sel, err := Select(ruleList)
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := Load(root)
+	ctx, err := LoadLimits(root, lim)
 	if err != nil {
 		return nil, err
 	}

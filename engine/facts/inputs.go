@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"github.com/strataspec/strataspec/engine/analysis"
@@ -55,6 +56,24 @@ var Plan = analysis.NewInput("plan", "the parsed PLAN.md", func(p *analysis.Pass
 	return plan.Parse(spec.Plan, b), nil
 })
 
+// claimsRows counts the lines of a claims table that can be rows: those
+// holding a '|' that do not start with '#'.
+func claimsRows(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' && bytes.IndexByte(t, '|') >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Claims is the parsed claims table (the spec's "claims"). A table with
 // errors is an error naming the first, with file and line.
 var Claims = analysis.NewInput("claims", "the parsed claims table", func(p *analysis.Pass) (*claims.Table, error) {
@@ -62,6 +81,11 @@ var Claims = analysis.NewInput("claims", "the parsed claims table", func(p *anal
 	b, err := readDeclared(p, "claims", spec.Claims)
 	if err != nil {
 		return nil, err
+	}
+	// Counted before parsing: a row is a line with a '|' that is not a
+	// comment, and a table of a million rows stops here.
+	if n, lim := claimsRows(b), limits(p).ClaimsRows; n > lim {
+		return nil, &snapfs.LimitError{File: spec.Claims, What: "claims rows", Limit: int64(lim), Flag: "-max-claims-rows"}
 	}
 	t := claims.Parse(spec.Claims, b)
 	if err := t.Err(); err != nil {

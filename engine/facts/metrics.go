@@ -7,6 +7,7 @@ import (
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/format"
+	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -24,11 +25,23 @@ var RunMetrics = analysis.NewInput("run metrics", "every run's parsed output", f
 	out := make(map[string]*tail.Metrics, len(p.Snap.Runs))
 	for _, r := range p.Snap.Runs {
 		ms := parseRun(reg, r)
+		if lim := limits(p); len(ms.List) > lim.Metrics {
+			return nil, &snapfs.LimitError{File: r.Source, What: "metrics in one run's output", Limit: int64(lim.Metrics), Flag: "-max-metrics"}
+		}
 		ms.Detach() // keep the metrics, not the tail they were sliced from
 		out[r.Name] = ms
 	}
 	return out, nil
 }, Formats.Analyzer)
+
+// limits are the limits the snapshot was read within (snapfs.DefaultLimits
+// for a snapshot built without a file system).
+func limits(p *analysis.Pass) snapfs.Limits {
+	if p.Snap.FS == nil {
+		return snapfs.DefaultLimits
+	}
+	return p.Snap.FS.Limits()
+}
 
 // RecordMetrics are the metrics of the records beside the runs (route_parity
 // logs, the self-test output), by archive.Record.Key (the file, or a block

@@ -86,3 +86,10 @@ func mdText(s string) string {
 func mdCell(s string) string {
 	return strings.ReplaceAll(mdText(s), "|", `\|`)
 }
+
+// Clean is the one escaping of text taken from a snapshot for every output
+// channel that is not a structured format: the report's text and Markdown,
+// the main program's stderr, and its -metrics, -init and -suggest output.
+// Controls, separators, bidirectional overrides and invalid UTF-8 become Go
+// escapes, so a file named "x\n::error …" cannot print a line of its own.
+func Clean(s string) string { return clean(s) }

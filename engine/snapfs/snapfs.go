@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -34,19 +35,95 @@ const (
 	LimitData    int64 = 256 << 20 // files a run or the spec names: PLAN.md, PLAN.claims, sources, prompts, token files, vocabularies
 )
 
-// FS reads files below one directory and nowhere else.
-type FS struct {
-	dir  string
-	root *os.Root
+// Limits bound what one audit reads, so that a hostile snapshot cannot
+// make memory or time grow past what its files justify. Each has a flag of
+// the main program that raises it; zero in a field means its default.
+type Limits struct {
+	Bytes      int64 // bytes read from the snapshot in all, each file counted once (-max-bytes)
+	Logs       int   // log files the spec's log globs match (-max-logs)
+	Runs       int   // runs, from records and logs (-max-runs)
+	Metrics    int   // metrics parsed from one run's output (-max-metrics)
+	ClaimsRows int   // rows of PLAN.claims (-max-claims-rows)
 }
 
-// Open returns an FS confined to dir.
-func Open(dir string) (*FS, error) {
+// DefaultLimits are the limits of an audit that names none: a hundred times
+// the largest real snapshot, well inside 2× the largest input + 256 MB.
+var DefaultLimits = Limits{Bytes: 2 << 30, Logs: 100_000, Runs: 100_000, Metrics: 1_000_000, ClaimsRows: 100_000}
+
+// WithDefaults returns l with each zero field set to its default.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits
+	if l.Bytes > 0 {
+		d.Bytes = l.Bytes
+	}
+	if l.Logs > 0 {
+		d.Logs = l.Logs
+	}
+	if l.Runs > 0 {
+		d.Runs = l.Runs
+	}
+	if l.Metrics > 0 {
+		d.Metrics = l.Metrics
+	}
+	if l.ClaimsRows > 0 {
+		d.ClaimsRows = l.ClaimsRows
+	}
+	return d
+}
+
+// LimitError is an input over one of the Limits: the audit stops (exit 2)
+// naming the file, the limit and the flag that raises it.
+type LimitError struct {
+	File  string // the file where the limit was passed, relative to the root
+	What  string // what was counted: "runs", "bytes read", ...
+	Limit int64
+	Flag  string // the main program's flag raising it, e.g. "-max-runs"
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s: more than %d %s: over the limit (raise it with %s N)", e.File, e.Limit, e.What, e.Flag)
+}
+
+// FS reads files below one directory and nowhere else.
+type FS struct {
+	dir    string
+	root   *os.Root
+	limits Limits
+
+	mu   sync.Mutex
+	read map[string]bool // files counted against Limits.Bytes
+	n    int64           // bytes counted
+}
+
+// Open returns an FS confined to dir, with the default limits.
+func Open(dir string) (*FS, error) { return OpenLimits(dir, Limits{}) }
+
+// OpenLimits returns an FS confined to dir that reads within lim (zero
+// fields: their defaults).
+func OpenLimits(dir string, lim Limits) (*FS, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot root: %w", err)
 	}
-	return &FS{dir: dir, root: r}, nil
+	return &FS{dir: dir, root: r, limits: lim.WithDefaults(), read: map[string]bool{}}, nil
+}
+
+// Limits returns the limits the FS reads within.
+func (f *FS) Limits() Limits { return f.limits }
+
+// count charges the first read of file (size bytes) to Limits.Bytes.
+func (f *FS) count(file string, size int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.read[file] {
+		return nil
+	}
+	if f.n+size > f.limits.Bytes {
+		return &LimitError{File: file, What: "bytes read from the snapshot in all", Limit: f.limits.Bytes, Flag: "-max-bytes"}
+	}
+	f.read[file] = true
+	f.n += size
+	return nil
 }
 
 // Dir returns the directory the FS was opened on, as given.
@@ -189,7 +266,13 @@ func (f *FS) ReadFile(rel string, limit int64) ([]byte, error) {
 	if !hst.Mode().IsRegular() {
 		return nil, &Error{File: c, Msg: fmt.Sprintf("not a regular file (%s): not read", kind(hst.Mode()))}
 	}
-	b, err := io.ReadAll(io.LimitReader(h, limit+1))
+	if err := f.count(c, hst.Size()); err != nil {
+		return nil, err
+	}
+	// One buffer of the file's size (and a byte to see it grew), not
+	// io.ReadAll's doublings: a 500 MB log costs 500 MB, not up to twice.
+	b := make([]byte, 0, min(hst.Size(), limit)+1)
+	b, err = readAll(io.LimitReader(h, limit+1), b)
 	if err != nil {
 		return nil, f.wrap(c, err)
 	}
@@ -197,6 +280,23 @@ func (f *FS) ReadFile(rel string, limit int64) ([]byte, error) {
 		return nil, &Error{File: c, Msg: fmt.Sprintf("over the limit of %d bytes for this kind of input", limit)}
 	}
 	return b, nil
+}
+
+// readAll reads r to its end into b, growing it only past its capacity.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 func kind(m fs.FileMode) string {

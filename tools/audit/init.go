@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/snapfs"
 )
 
@@ -18,7 +19,7 @@ import (
 func runInit(stdout, stderr io.Writer, dir string) int {
 	fsys, err := snapfs.Open(dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "audit: -init: %v\n", err)
+		fail(stderr, fmt.Errorf("-init: %w", err))
 		return 2
 	}
 	defer fsys.Close()
@@ -26,22 +27,22 @@ func runInit(stdout, stderr io.Writer, dir string) int {
 	// Anything at that name, a link included (even one leading outside or
 	// nowhere), is the user's: never replaced.
 	if _, err := os.Lstat(dst); !errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(stderr, "audit: -init: %s already exists; remove it first to write a new guess\n", dst)
+		fail(stderr, fmt.Errorf("-init: %s already exists; remove it first to write a new guess", dst))
 		return 2
 	}
 	spec, said, err := checkout.Guess(fsys)
 	if err != nil {
-		fmt.Fprintf(stderr, "audit: -init: %v\n", err)
+		fail(stderr, fmt.Errorf("-init: %w", err))
 		return 2
 	}
 	b, err := spec.Marshal()
 	if err != nil {
-		fmt.Fprintf(stderr, "audit: -init: %v\n", err)
+		fail(stderr, fmt.Errorf("-init: %w", err))
 		return 2
 	}
 	// Check the guess reads back before writing it.
 	if _, err := checkout.Parse(checkout.File, b); err != nil {
-		fmt.Fprintf(stderr, "audit: -init: the guessed spec does not parse: %v\n", err)
+		fail(stderr, fmt.Errorf("-init: the guessed spec does not parse: %w", err))
 		return 2
 	}
 	tmp, err := os.CreateTemp(dir, "."+checkout.File+".*")
@@ -61,13 +62,13 @@ func runInit(stdout, stderr io.Writer, dir string) int {
 		os.Remove(tmp.Name())
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "audit: -init: %v\n", err)
+		fail(stderr, fmt.Errorf("-init: %w", err))
 		return 2
 	}
-	fmt.Fprintf(stdout, "wrote %s; what it guessed:\n", dst)
+	fmt.Fprintf(stdout, "wrote %s; what it guessed:\n", report.Clean(dst))
 	for _, s := range said {
-		fmt.Fprintf(stdout, "  %s\n", s)
+		fmt.Fprintf(stdout, "  %s\n", report.Clean(s))
 	}
-	fmt.Fprintf(stdout, "read it, correct it, then: go run ./tools/audit -metrics -root %s   (to write PLAN.claims rows)\n", dir)
+	fmt.Fprintf(stdout, "read it, correct it, then: go run ./tools/audit -metrics -root %s   (to write PLAN.claims rows)\n", report.Clean(dir))
 	return 0
 }

@@ -50,6 +50,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 	list := fs.Bool("list", false, "list the rules and exit")
 	metrics := fs.Bool("metrics", false, "list every metric of every run (or of the runs named after the flags) and exit")
 	gate := addGateFlags(fs)
+	lim := addLimitFlags(fs)
 	initDir := fs.String("init", "", "write a starter "+checkout.File+" for `dir` by inspecting it, and exit")
 	var rf reportFlags
 	rf.register(fs)
@@ -72,9 +73,13 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stdout, "strataspec %s\n", toolVersion())
 		return 0
 	}
+	if err := checkLimits(*lim); err != nil {
+		fail(stderr, err)
+		return 2
+	}
 	if *metrics {
 		if err := listMetrics(stdout, *root, *format, fs.Args()); err != nil {
-			fmt.Fprintf(stderr, "audit: %v\n", err)
+			fail(stderr, err)
 			return 2
 		}
 		return 0
@@ -97,7 +102,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
 			if err := enc.Encode(audit.Rules()); err != nil {
-				fmt.Fprintf(stderr, "audit: %v\n", err)
+				fail(stderr, err)
 				return 2
 			}
 		default:
@@ -115,12 +120,12 @@ func run(stdout, stderr io.Writer, args []string) int {
 	}
 	prev, err := rf.readPrevious()
 	if err != nil {
-		fmt.Fprintf(stderr, "audit: %v\n", err)
+		fail(stderr, err)
 		return 2
 	}
-	rep, err := audit.Audit(*root, *ruleList)
+	rep, err := audit.AuditLimits(*root, *ruleList, *lim)
 	if err != nil {
-		fmt.Fprintf(stderr, "audit: %v\n", err)
+		fail(stderr, err)
 		return 2
 	}
 	if *gate.strict {
@@ -132,12 +137,12 @@ func run(stdout, stderr io.Writer, args []string) int {
 	opts := rf.options(*root)
 	opts.Width = textWidth(stdout)
 	if err := rep.WriteOptions(stdout, *format, opts); err != nil {
-		fmt.Fprintf(stderr, "audit: %v\n", err)
+		fail(stderr, err)
 		return 2
 	}
 	if *format == "github" {
 		if err := writeStepSummary(os.Getenv("GITHUB_STEP_SUMMARY"), rep, opts); err != nil {
-			fmt.Fprintf(stderr, "audit: %v\n", err)
+			fail(stderr, err)
 			return 2
 		}
 	}
@@ -167,6 +172,13 @@ exit codes:
   2  bad usage or input that cannot be read (the message names the file and
      place), or a -root with nothing to audit
 `
+
+// fail prints err on stderr as one line, escaped as every text the
+// snapshot supplies is (report.Clean): a file name cannot forge a line or
+// a workflow command.
+func fail(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "audit: %s\n", report.Clean(err.Error()))
+}
 
 func validFormat(f string) bool {
 	for _, g := range report.Formats() {

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -92,10 +93,10 @@ func listMetrics(stdout io.Writer, root, format string, names []string) error {
 			if len(m.Samples) > 0 {
 				text += fmt.Sprintf(" (%d samples)", len(m.Samples))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", r.Run, m.Name, v, text, m.Unit, m.Line)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", report.Clean(r.Run), report.Clean(m.Name), v, report.Clean(text), report.Clean(m.Unit), m.Line)
 		}
 		if len(r.Metrics) == 0 {
-			fmt.Fprintf(tw, "%s\t(no metric)\t\t\t\t\n", r.Run)
+			fmt.Fprintf(tw, "%s\t(no metric)\t\t\t\t\n", report.Clean(r.Run))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -103,7 +104,7 @@ func listMetrics(stdout io.Writer, root, format string, names []string) error {
 	}
 	for _, r := range out {
 		for _, e := range r.Errors {
-			fmt.Fprintf(stdout, "error: %s: %s\n", r.Run, e)
+			fmt.Fprintf(stdout, "error: %s: %s\n", report.Clean(r.Run), report.Clean(fmt.Sprint(e)))
 		}
 	}
 	return nil

@@ -52,7 +52,7 @@ func runSuggest(stdout, stderr io.Writer, root, format string) int {
 	}
 	ctx, err := audit.Load(root)
 	if err != nil {
-		fmt.Fprintf(stderr, "audit: %v\n", err)
+		fail(stderr, err)
 		return 2
 	}
 	pc, err := ctx.PlanCheck()
@@ -60,7 +60,7 @@ func runSuggest(stdout, stderr io.Writer, root, format string) int {
 		err = fmt.Errorf("%s: not in the snapshot: declare its claim sections first (see the README, \"Adopting the gate\")", ctx.Snap.Spec.Claims)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "audit: %v\n", err)
+		fail(stderr, err)
 		return 2
 	}
 	ss := claims.Suggest(pc.Table, pc.Env, pc.Result)
@@ -69,7 +69,7 @@ func runSuggest(stdout, stderr io.Writer, root, format string) int {
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(suggestionsJSON(ctx.Snap.Spec.Plan, ss)); err != nil {
-			fmt.Fprintf(stderr, "audit: %v\n", err)
+			fail(stderr, err)
 			return 2
 		}
 		return 0
@@ -111,8 +111,8 @@ func suggestionsJSON(planFile string, ss []claims.Suggestion) any {
 	}{Suggestions: []suggestionJSON{}, Quotes: len(ss)}
 	for _, s := range ss {
 		sj := suggestionJSON{Plan: planFile, Lines: s.Lines, Place: s.Place, Quote: s.Quote, Why: s.Why,
-			Unique: s.Unique(), Rows: append([]string{}, s.Rows...), KeepRuns: len(s.Keep)}
-		if s.Unique() {
+			Unique: s.Unique() && !literalSource(s.Rows[0]), Rows: append([]string{}, s.Rows...), KeepRuns: len(s.Keep)}
+		if sj.Unique {
 			out.Unique++
 		}
 		if len(s.Rows) == 0 && len(s.Keep) == 0 {
@@ -129,6 +129,17 @@ func suggestionsJSON(planFile string, ss []claims.Suggestion) any {
 	return out
 }
 
+// literalSource reports whether a claims row's source (its third field)
+// names no run metric and no set: a number written out, which sources
+// nothing.
+func literalSource(row string) bool {
+	parts := strings.Split(row, " | ")
+	if len(parts) < 3 {
+		return false
+	}
+	return !strings.ContainsAny(parts[2], ":@")
+}
+
 func writeSuggestions(w io.Writer, planFile string, ss []claims.Suggestion) {
 	if len(ss) == 0 {
 		fmt.Fprintf(w, "# every number of the claim sections is bound and sourced: nothing to suggest\n")
@@ -140,8 +151,20 @@ func writeSuggestions(w io.Writer, planFile string, ss []claims.Suggestion) {
 		for _, l := range s.Lines {
 			lines = append(lines, fmt.Sprint(l))
 		}
-		fmt.Fprintf(w, "# %s:%s %s %q: %s\n", planFile, strings.Join(lines, ","), s.Place, s.Quote, s.Why)
+		fmt.Fprintf(w, "# %s:%s %s %q: %s\n", report.Clean(planFile), strings.Join(lines, ","), report.Clean(s.Place), s.Quote, report.Clean(s.Why))
+		escaped := false
+		for i, r := range s.Rows {
+			s.Rows[i] = report.Clean(r)
+			escaped = escaped || s.Rows[i] != r
+		}
 		switch {
+		case s.Unique() && escaped:
+			// escaped, it is not the row the plan needs: shown, not offered
+			fmt.Fprintf(w, "#   its row holds characters printed escaped; write it by hand:\n#   %s\n", s.Rows[0])
+		case s.Unique() && literalSource(s.Rows[0]):
+			// The plan's own number as its source binds nothing: appended
+			// as a row, it would turn an unsourced number into a pass.
+			fmt.Fprintf(w, "#   its only source is a literal, which binds nothing; bind it to a run metric or derivation:\n#   %s\n", s.Rows[0])
 		case s.Unique():
 			unique++
 			fmt.Fprintln(w, s.Rows[0])

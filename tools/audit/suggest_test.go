@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -78,5 +79,32 @@ func TestRunSuggestKeepsRuns(t *testing.T) {
 	}
 	if !strings.Contains(out, "no declared set holding the 10 runs of the row's set gives this range") {
 		t.Errorf("-suggest does not say why no set is offered for 6.39–6.44 GB/s:\n%s", out)
+	}
+}
+
+func TestWriteSuggestionsNeverALiteralRow(t *testing.T) {
+	for _, tt := range []struct {
+		row       string
+		uncomment bool
+	}{
+		{"§2.1 #1 | 91.23 ms | 91.23", false},
+		{"§2.1 #1 | 91.23 ms | 91.23 * 1", false},
+		{"§2.1 #1 | 91.23 ms | r1:prefill_ms", true},
+		{"§2.1 #1 | 3.66–6.44 GB/s | range(@q2_0:fill_gb_s)", true},
+	} {
+		var buf strings.Builder
+		writeSuggestions(&buf, "PLAN.md", []claims.Suggestion{{Place: "§2.1 #1", Quote: "91.23 ms", Lines: []int{3}, Why: "unbound", Rows: []string{tt.row}}})
+		out := buf.String()
+		printed := strings.Contains("\n"+out, "\n"+tt.row+"\n")
+		if printed != tt.uncomment {
+			t.Errorf("writeSuggestions(row %q) prints it uncommented = %v; want %v:\n%s", tt.row, printed, tt.uncomment, out)
+		}
+		want := "0 with a unique source"
+		if tt.uncomment {
+			want = "1 with a unique source"
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("writeSuggestions(row %q) summary lacks %q:\n%s", tt.row, want, out)
+		}
 	}
 }
