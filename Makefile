@@ -11,7 +11,7 @@ DARWIN := GOOS=darwin GOARCH=arm64 CGO_ENABLED=0
 # then the Mac build vetted from Linux. Each step prints its name and the
 # time; gotestsum prints every test as it ends.
 MODULE := github.com/strataspec/strataspec
-RACE_PKGS := engine/analysis engine/audit engine/facts engine/live engine/metal engine/pagecache engine/rusage
+RACE_PKGS := engine/analysis engine/audit engine/facts engine/live engine/metal engine/pagecache engine/rusage engine/snapfs
 TESTFMT := --format testname --format-hide-empty-pkg
 test:
 	@echo "== $$(date -u +%T) gofmt"
