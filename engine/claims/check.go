@@ -74,6 +74,14 @@ type Uncovered struct {
 	Fenced bool   // in a fenced code block, where no row binds a number
 }
 
+// Unreadable is a word in a claim section that holds a digit and is
+// neither a number the gate reads nor an identifier (plan.Identifier), nor
+// declared one (ident in the claims table).
+type Unreadable struct {
+	Word  plan.Word
+	Place string
+}
+
 // SpanCheck is the check of a code span in a claim section that quotes
 // numbers: it quotes a tail line verbatim (OK, Run set), or its numbers are
 // bound by rows (OK, Run empty), or neither.
@@ -127,6 +135,9 @@ type Result struct {
 	// Spans are the checks of the code spans in claim sections that quote
 	// numbers and are not command-line arguments or settings.
 	Spans []SpanCheck
+	// Unreadable lists the unreadable numbers of the claim sections (up to
+	// MaxUnbound).
+	Unreadable []Unreadable
 	// PlanErrors are the plan's reading errors on lines in claim sections,
 	// and what the plan hides there from its reader (plan.Doc.Hidden).
 	PlanErrors []*plan.Error
@@ -260,6 +271,13 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 			}
 			continue
 		}
+		if claim && !l.Fenced() {
+			for _, w := range l.Unreadable() {
+				if t.Idents[plan.TrimWord(w.Text)] == nil && len(res.Unreadable) < MaxUnbound {
+					res.Unreadable = append(res.Unreadable, Unreadable{Word: w, Place: place})
+				}
+			}
+		}
 		hasNum := false
 		each := l.EachToken
 		if l.Fenced() {
@@ -290,6 +308,12 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 					}
 					rr.count++
 				}
+			}
+			if t.Idents[tk.Text] != nil && claim && !bound {
+				// declared an identifier (a year, a depth): not a claim
+				c.Gated++
+				res.Gate.Gated++
+				return true
 			}
 			switch {
 			case claim || bound:

@@ -8,6 +8,8 @@
 //	                                      a skip may carve a part out of a claim section, never cover a whole one
 //	set q2 = engine_q2_* engine_opt_*     a named run set (globs over run names)
 //	const page = 16 KiB                   a declared constant (value and unit)
+//	ident 2023 5000                       words the plan uses as identifiers, not quantities (a year, a depth):
+//	                                      in a claim section they are neither bound nor unreadable
 //	§7.1 #5 | 3,194.19 ms | engine_q2_prefill_1024tok:prefill_ms
 //	§7.1 #5 | 3.66–6.44 GB/s | range(@q2:fill_gb_s) | id=F13
 //	§7.1 #5 | 82.17 + 9.38 % | RUN:hit_arena_pct ; RUN:hit_ra_pct | id=F08
@@ -53,6 +55,7 @@ import (
 	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,6 +77,10 @@ type Table struct {
 	Skips  []Section
 	Sets   map[string]*Set
 	Consts map[string]*Const
+	// Idents are the words the plan uses as identifiers, not quantities
+	// (ident 2023 5000): in a claim section they are neither bound nor
+	// unreadable.
+	Idents map[string]*Ident
 	Rows   []*Row
 	Errors []*Error // syntax errors; parsing goes on after one
 	Notes  []string // what parsing set aside ("file:1: a UTF-8 byte order mark … is ignored")
@@ -99,6 +106,12 @@ type Const struct {
 	Num  num.Number
 	Unit string // canonical unit, "" for none
 	Doc  string // the comment after the declaration, if any
+	Line int
+}
+
+// Ident is a word declared an identifier (ident WORD ...).
+type Ident struct {
+	Text string
 	Line int
 }
 
@@ -191,7 +204,7 @@ const bom = "\uFEFF"
 // recorded with its line and parsing goes on. A leading UTF-8 byte order
 // mark is dropped, with a note.
 func Parse(file string, b []byte) *Table {
-	t := &Table{File: file, Sets: map[string]*Set{}, Consts: map[string]*Const{}}
+	t := &Table{File: file, Sets: map[string]*Set{}, Consts: map[string]*Const{}, Idents: map[string]*Ident{}}
 	errf := func(line int, format string, args ...any) {
 		t.Errors = append(t.Errors, &Error{file, line, fmt.Sprintf(format, args...)})
 	}
@@ -241,6 +254,14 @@ func Parse(file string, b []byte) *Table {
 			} else {
 				st.Line = ln
 				t.Sets[st.Name] = st
+			}
+		case "ident":
+			for _, w := range strings.Fields(rest) {
+				if _, dup := t.Idents[w]; dup {
+					errf(ln, "ident %s declared twice", w)
+					continue
+				}
+				t.Idents[w] = &Ident{Text: w, Line: ln}
 			}
 		case "const":
 			if c, err := parseConst(rest, t.Consts); err != nil {
@@ -304,6 +325,7 @@ var keywordUsage = map[string]string{
 	"skip":    "skip PLACE (a section that is not claims, e.g. design targets)",
 	"set":     "set NAME = glob ...",
 	"const":   "const NAME = VALUE [UNIT]",
+	"ident":   "ident WORD ... (words the plan uses as identifiers: a year, a depth)",
 }
 
 // decl splits a declaration "NAME = REST" of the given kind and checks that
@@ -454,6 +476,20 @@ func (r *Row) Runs() []string {
 	return out
 }
 
+// Metrics returns the metric names the row's sources read (RUN:METRIC,
+// @SET:METRIC), in order of first mention.
+func (r *Row) Metrics() []string {
+	var out []string
+	for _, e := range r.Sources {
+		e.walk(func(x *Expr) {
+			if (x.Op == OpMetric || x.Op == OpSetMetric) && !slices.Contains(out, x.Metric) {
+				out = append(out, x.Metric)
+			}
+		})
+	}
+	return out
+}
+
 // MetricRuns returns the runs whose metrics the row's sources read, directly
 // (RUN:METRIC) or over a set (@SET:METRIC), in order of first mention. A set
 // that cannot be expanded in env adds nothing; @SET alone (as in count(@SET))
@@ -495,4 +531,28 @@ func (s *Set) Expand(names []string) []string {
 		}
 	}
 	return out
+}
+
+// Declared says whether a row's source is declared rather than measured:
+// a literal number, a constant ($NAME), or a derivation with a literal
+// factor (mul(x, 1.0000125)). A unit conversion (to(x, MB), gib_to_gb) is
+// declared by the registry, not by the row, and is measured. It returns
+// what makes the row declared, "" when every source is measured.
+func (r *Row) Declared() string {
+	var why []string
+	for _, e := range r.Sources {
+		e.walk(func(x *Expr) {
+			w := ""
+			switch x.Op {
+			case OpNumber:
+				w = "the literal " + x.Num.Text
+			case OpConst:
+				w = "the constant $" + x.Name
+			}
+			if w != "" && !slices.Contains(why, w) {
+				why = append(why, w)
+			}
+		})
+	}
+	return strings.Join(why, ", ")
 }

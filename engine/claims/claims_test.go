@@ -383,28 +383,6 @@ func TestErrorsBounded(t *testing.T) {
 	}
 }
 
-func TestLabelSpan(t *testing.T) {
-	tests := []struct {
-		in   string
-		want bool
-	}{
-		{"-ub 1024", true},
-		{"--n-prompt 32 --n-gen 64", true},
-		{"llama-completion -no-cnv -t 8", true},
-		{"eval_tokens=64", true},
-		{"STRATA_METAL_MATH=fast", true},
-		{"eval time = 0.00 ms / 1 runs", false},
-		{"1.36 GB", false},
-		{"ja", false},
-		{"-5 ms", false},
-	}
-	for _, tt := range tests {
-		if got := LabelSpan(tt.in); got != tt.want {
-			t.Errorf("LabelSpan(%q) = %v; want %v", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestContainsFields(t *testing.T) {
 	const tail = "llama_perf_context_print:        eval time =       0.00 ms /     1 runs   (    0.00 ms per token)\nnext"
 	tests := []struct {

@@ -3,7 +3,6 @@ package claims
 import (
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/strataspec/strataspec/engine/plan"
 )
@@ -30,7 +29,7 @@ func checkSpans(doc *plan.Doc, t *Table, env *Env, res *Result, lines []int, byQ
 		l := doc.Lines[i]
 		for _, sp := range l.CodeSpans() {
 			toks := plan.Scan(sp.Text)
-			if len(toks) == 0 || LabelSpan(sp.Text) {
+			if len(toks) == 0 || plan.LabelSpan(sp.Text) {
 				continue
 			}
 			place := l.Section.Place()
@@ -76,41 +75,10 @@ func appendNew(l []string, add ...string) []string {
 	return l
 }
 
-// LabelSpan reports whether a code span holds command-line arguments or
-// settings only: flags (-ub, --n-gen) with their values, name=value
-// settings, and words without digits (a program name), as in
-// `llama-completion -no-cnv -t 8` or `--n-prompt 32 --n-gen 64`.
-func LabelSpan(s string) bool {
-	f := strings.Fields(s)
-	label := false
-	for i := 0; i < len(f); i++ {
-		w := f[i]
-		switch {
-		case IsFlag(w):
-			label = true
-			if i+1 < len(f) && !IsFlag(f[i+1]) {
-				i++
-			}
-		case strings.Contains(w, "=") && strings.Index(w, "=") > 0:
-			label = true
-		case strings.IndexFunc(w, unicode.IsDigit) >= 0:
-			return false
-		}
-	}
-	return label
-}
-
-// IsFlag reports whether w is a command-line flag: "-" or "--" and a letter.
-func IsFlag(w string) bool {
-	if !strings.HasPrefix(w, "-") {
-		return false
-	}
-	r := strings.TrimPrefix(strings.TrimPrefix(w, "-"), "-")
-	return r != "" && unicode.IsLetter(rune(r[0]))
-}
-
 // containsFields reports whether text holds the words of s in order,
-// separated by white space (any amount) as in s.
+// separated by white space (any amount) as in s, as a sequence of whole
+// tokens: the match neither starts nor ends inside a word or a number of
+// the text ("94.19 ms" is not in "3194.19 ms").
 func containsFields(text, s string) bool {
 	f := strings.Fields(s)
 	if len(f) == 0 {
@@ -123,8 +91,11 @@ func containsFields(text, s string) bool {
 		}
 		start := off + i
 		j := start + len(f[0])
-		ok := true
+		ok := !glued(text, start-1)
 		for _, w := range f[1:] {
+			if !ok {
+				break
+			}
 			k := j
 			for k < len(text) && (text[k] == ' ' || text[k] == '\t') {
 				k++
@@ -135,9 +106,19 @@ func containsFields(text, s string) bool {
 			}
 			j = k + len(w)
 		}
-		if ok {
+		if ok && !glued(text, j) {
 			return true
 		}
 		off = start + 1
 	}
+}
+
+// glued reports whether text[i] would join a token to its neighbour: a
+// letter, a digit, "_", or a "." or "," between digits.
+func glued(text string, i int) bool {
+	if i < 0 || i >= len(text) {
+		return false
+	}
+	c := text[i]
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }

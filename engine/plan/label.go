@@ -3,6 +3,7 @@ package plan
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // LabelKind is the shape of a configuration label.
@@ -78,4 +79,37 @@ func sortLabels(l []Label) {
 			l[j], l[j-1] = l[j-1], l[j]
 		}
 	}
+}
+
+// LabelSpan reports whether a code span holds command-line arguments or
+// settings only: flags (-ub, --n-gen) with their values, name=value
+// settings, and words without digits (a program name), as in
+// `llama-completion -no-cnv -t 8` or `--n-prompt 32 --n-gen 64`.
+func LabelSpan(s string) bool {
+	f := strings.Fields(s)
+	label := false
+	for i := 0; i < len(f); i++ {
+		w := f[i]
+		switch {
+		case IsFlag(w):
+			label = true
+			if i+1 < len(f) && !IsFlag(f[i+1]) {
+				i++
+			}
+		case strings.Contains(w, "=") && strings.Index(w, "=") > 0:
+			label = true
+		case strings.IndexFunc(w, unicode.IsDigit) >= 0:
+			return false
+		}
+	}
+	return label
+}
+
+// IsFlag reports whether w is a command-line flag: "-" or "--" and a letter.
+func IsFlag(w string) bool {
+	if !strings.HasPrefix(w, "-") {
+		return false
+	}
+	r := strings.TrimPrefix(strings.TrimPrefix(w, "-"), "-")
+	return r != "" && unicode.IsLetter(rune(r[0]))
 }

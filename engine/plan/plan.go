@@ -104,6 +104,24 @@ func (l Line) EachToken(f func(Token) bool) {
 	}
 }
 
+// Unreadable returns the words of the line that hold a digit and are
+// neither a number the gate reads nor an identifier (see Identifier), in
+// order. A line in a code block has none (its numbers are FencedTokens).
+func (l Line) Unreadable() []Word {
+	var out []Word
+	text := l.vis
+	switch l.kind {
+	case fenceLine, htmlLine:
+		return nil
+	case headingLine:
+		text = headingBody(l.vis)
+	}
+	scanAll(text, func(Token) bool { return true }, func(a, b int) {
+		out = append(out, Word{Text: text[a:b], Line: l.N, Col: l.col(a)})
+	})
+	return out
+}
+
 // CodeSpans returns the code spans (`…`) that start on the line, in order;
 // a line in a code block has none.
 func (l Line) CodeSpans() []Span {

@@ -123,7 +123,26 @@ func Scan(s string) []Token {
 
 // scanEach calls f with each token Scan would return, in order, until f
 // returns false.
-func scanEach(s string, f func(Token) bool) {
+func scanEach(s string, f func(Token) bool) { scanAll(s, f, nil) }
+
+// scanAll calls f with each token Scan would return, in order, until f
+// returns false, and u (if not nil) with the bounds of each word holding a
+// digit that is neither part of a token nor an identifier (see Identifier).
+func scanAll(s string, f func(Token) bool, u func(a, b int)) {
+	reported := -1 // end of the last word reported to u
+	check := func(at int) {
+		if u == nil || at < reported {
+			return
+		}
+		a, b := wordAt(s, at)
+		if a < reported {
+			return
+		}
+		reported = b
+		if _, ok := Identifier(s[a:b]); !ok {
+			u(a, b)
+		}
+	}
 	i := 0
 	// list marker
 	if j := skipSpaces(s, 0); j < len(s) && isDigit(s[j]) {
@@ -156,12 +175,14 @@ func scanEach(s string, f func(Token) bool) {
 				}
 				i = end
 			} else {
+				check(i)
 				i = end
 			}
 			continue
 		}
 		if c < utf8.RuneSelf && isWordByte(c) {
-			// a letter-led word: skip it whole, digits inside are an identifier
+			// a letter-led word: skip it whole; digits inside it are an
+			// identifier (see Identifier) or an unreadable number
 			w := i
 			i = skipWord(s, i)
 			if refWords[strings.ToLower(s[w:i])] {
@@ -169,11 +190,19 @@ func scanEach(s string, f func(Token) bool) {
 				if j := skipSpaces(s, i); j > i && j < len(s) && isDigit(s[j]) && !unitFollows(s, j) {
 					i = skipWord(s, j)
 				}
+				continue
+			}
+			if strings.IndexFunc(s[w:i], unicode.IsDigit) >= 0 {
+				check(w)
 			}
 			continue
 		}
 		if r, size := utf8.DecodeRuneInString(s[i:]); unicode.IsLetter(r) || r == '§' {
+			w := i
 			i = skipWord(s, i+size)
+			if strings.IndexFunc(s[w:i], unicode.IsDigit) >= 0 {
+				check(w)
+			}
 		} else {
 			i += size
 		}
@@ -490,7 +519,7 @@ func allDigitsDots(w string) bool {
 // with at least one of a–f, optionally followed by "…".
 func isHexIdent(w string) bool {
 	w = strings.TrimSuffix(w, "…")
-	if len(w) < 7 {
+	if len(w) < 7 || sciRE.MatchString(w) {
 		return false
 	}
 	letter := false

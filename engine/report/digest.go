@@ -46,6 +46,7 @@ type ruleCount struct {
 type digest struct {
 	Start      []entry // fails that say where to begin (a plan without claims), first of all
 	Unsourced  []entry
+	Declared   []entry // claims rows declared, not measured (plan.unsourced, check "declared")
 	Groups     []group
 	Warns      []entry
 	Fixes      []fixLine
@@ -64,6 +65,8 @@ func (r *Report) digest() digest {
 		case f.Severity == finding.Fail && f.Rule == "plan.uncovered" && f.Check == "adopt":
 			// a plan without claims: nothing else matters before it
 			d.Start = append(d.Start, e)
+		case f.Severity != finding.Pass && f.Rule == "plan.unsourced" && f.Check == "declared":
+			d.Declared = append(d.Declared, e)
 		case f.Severity == finding.Fail && unsourced[f.Rule] && f.Quote != "":
 			// a quoted number: a row of the table; a fail about the gate
 			// itself (a claims table that declares no section) has no

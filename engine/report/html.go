@@ -47,6 +47,14 @@ func (r *Report) writeHTML(w io.Writer, o Options) error {
 		}
 		ew.printf("</table>\n")
 	}
+	if len(d.Declared) > 0 {
+		ew.printf("<h2>Declared, not measured (%d)</h2>\n<p>Claims rows that bind a quote to a literal, a constant or a literal factor.</p>\n<table><tr><th>row</th><th>plan says</th><th>source</th><th>severity</th></tr>\n", len(d.Declared))
+		for _, e := range d.Declared {
+			ew.printf("<tr><td class=\"where\">%s%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+				htmlMark(e.Mark), esc(fmt.Sprintf("%s:%d", e.File, e.Line)), esc(e.Quote), esc(e.Source), esc(e.Severity.String()))
+		}
+		ew.printf("</table>\n")
+	}
 	r.writeCharts(ew)
 	writeSections(ew, d, sections{
 		failsHead: "<h2>Fails</h2>\n",

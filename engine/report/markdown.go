@@ -110,6 +110,13 @@ func (r *Report) markdown(o Options, drop int, note string) string {
 			ew.printf("| %s%s | %s | %s | %s | %s |\n", markPrefix(e.Mark), mdCell(place(e.Finding)), mdCell(e.Quote), mdCell(e.Raw), mdCell(e.Source), mdCell(e.ID))
 		}
 	}
+	if len(d.Declared) > 0 {
+		ew.printf("\n## Declared, not measured (%d)\n\nClaims rows that bind a quote to a literal, a constant or a literal factor.\n\n", len(d.Declared))
+		ew.printf("| row | plan says | source | severity |\n|---|---|---|---|\n")
+		for _, e := range d.Declared {
+			ew.printf("| %s%s | %s | %s | %s |\n", markPrefix(e.Mark), mdCell(fmt.Sprintf("%s:%d", e.File, e.Line)), mdCell(e.Quote), mdCell(e.Source), mdCell(e.Severity.String()))
+		}
+	}
 	writeSections(ew, d, sections{
 		failsHead: "\n## Fails\n",
 		groupHead: func(g group) string {

@@ -115,6 +115,23 @@ func (r *Report) writeText(w io.Writer, o Options) error {
 		}
 		writeColumns(ew, "  ", rows)
 	}
+	if len(d.Declared) > 0 {
+		width := o.Width
+		if width <= 0 {
+			width = DefaultTextWidth
+		}
+		ew.printf("%s", wrap(fmt.Sprintf("declared, not measured (a literal, a const or a literal factor; -strict: fail): %d claims rows", len(d.Declared)), width, "", "  "))
+		var rows [][]string
+		for _, e := range d.Declared {
+			rows = append(rows, []string{
+				markPrefix(e.Mark) + shorten(clean(fmt.Sprintf("%s:%d", e.File, e.Line)), colWhere),
+				shorten(clean(e.Quote), colQuote), e.Severity.String(), clean(e.Source)})
+		}
+		for _, row := range rows {
+			row[3] = shorten(row[3], max(width-colWhere-colQuote-12, colSourceMin))
+		}
+		writeColumns(ew, "  ", rows)
+	}
 	writeSections(ew, d, sections{
 		groupHead: func(g group) string {
 			return fmt.Sprintf("%s: %d fail\n", clean(familyTitle(g.Family)), len(g.Entries))

@@ -24,7 +24,8 @@ func ParityKey(k, moce string) string {
 // so line numbers are the file's. Metrics: "<key>.max_abs_err" and
 // "<key>.mean_abs_err" per configuration (see ParityKey), "<key>.pass"
 // (1 PASS, 0 FAIL), and "configs_pass", "configs_total" from the summary
-// line. A log without a configuration line or a summary line has an Error.
+// line. A configuration's metrics carry its K and moce as their Config. A
+// log without a configuration line or a summary line has an Error.
 func ParseRouteParity(source, text string) *Metrics {
 	r := newReader(source)
 	configs := 0
@@ -40,9 +41,16 @@ func ParseRouteParity(source, text string) *Metrics {
 				return
 			}
 			key := ParityKey(m[1], m[2])
+			from := len(r.ms.List)
 			r.add(n, key+".max_abs_err", m[3], "")
 			r.add(n, key+".mean_abs_err", m[4], "")
 			r.add(n, key+".pass", boolText(m[5] == "PASS"), "")
+			// the configuration the line printed, so that a plan's label
+			// beside these figures (K=256, MoCE=0.85) is checked against it
+			cfg := &Detail{Config: []Field{{Key: "K", Value: m[1]}, {Key: "moce", Value: m[2]}}}
+			for i := from; i < len(r.ms.List); i++ {
+				r.ms.List[i].Detail = cfg
+			}
 			configs++
 		default:
 			m := paritySummaryRE.FindStringSubmatch(line)

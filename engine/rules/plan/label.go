@@ -59,11 +59,11 @@ func labelsOf(r *archive.Run, ms *tail.Metrics) runLabels {
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if !claims.IsFlag(a) {
+		if !planmd.IsFlag(a) {
 			continue
 		}
 		name, val, eq := strings.Cut(a, "=")
-		if !eq && i+1 < len(args) && !claims.IsFlag(args[i+1]) {
+		if !eq && i+1 < len(args) && !planmd.IsFlag(args[i+1]) {
 			i++
 			val = args[i]
 		}
@@ -90,6 +90,47 @@ func labelsOf(r *archive.Run, ms *tail.Metrics) runLabels {
 		rl.parts = strings.FieldsFunc(rl.model, func(r rune) bool { return r == '-' || r == '.' })
 	}
 	return rl
+}
+
+// dedupeConfigs drops a record named twice with the same configuration
+// (two rows reading the same configuration of one route_parity log).
+func dedupeConfigs(runs []string, cfg []runLabels) ([]string, []runLabels) {
+	seen := map[string]bool{}
+	var r2 []string
+	var c2 []runLabels
+	for i, name := range runs {
+		k := name + "\x00" + fmt.Sprint(cfg[i].settings)
+		if !seen[k] {
+			seen[k] = true
+			r2, c2 = append(r2, name), append(c2, cfg[i])
+		}
+	}
+	return r2, c2
+}
+
+// recordLabels is the configuration of a record as printed beside the
+// metrics a row reads from it (route_parity's K and moce); ok is false when
+// those metrics print none.
+func recordLabels(ms *tail.Metrics, row *claims.Row) (runLabels, bool) {
+	if ms == nil {
+		return runLabels{}, false
+	}
+	read := map[string]bool{}
+	for _, m := range row.Metrics() {
+		read[m] = true
+	}
+	rl := runLabels{settings: map[string]string{}, spelled: map[string]string{}}
+	for _, m := range ms.List {
+		if !read[m.Name] {
+			continue
+		}
+		for _, f := range m.Config() {
+			if k := labelKey(f.Key); rl.settings[k] == "" {
+				rl.settings[k], rl.spelled[k] = f.Value, f.Key
+			}
+		}
+	}
+	return rl, len(rl.settings) > 0
 }
 
 // sameValue reports whether a label's value and a run's agree: equal
@@ -138,6 +179,7 @@ func planLabel(pc *check) []finding.Finding {
 	sort.Ints(lines)
 	cache := map[string]runLabels{}
 	out := unboundFlags(pc, byLine)
+	out = append(out, spanLabels(pc, byLine)...)
 	for _, ln := range lines {
 		l := pc.Doc.Lines[ln-1]
 		labels := planmd.Labels(l.Text)
@@ -175,8 +217,16 @@ func planLabel(pc *check) []finding.Finding {
 				}
 				for _, name := range b.Row.MetricRuns(pc.Env) {
 					r := pc.runs[name]
-					if r == nil || slices.Contains(runs, name) {
-						continue // a record (route_parity log) has no configuration
+					if r != nil && slices.Contains(runs, name) {
+						continue
+					}
+					if r == nil {
+						// a record (a route_parity log): its configuration
+						// is what the lines the row reads printed
+						if rl, ok := recordLabels(pc.Env.Metrics[name], b.Row); ok {
+							runs, cfg = append(runs, name), append(cfg, rl)
+						}
+						continue
 					}
 					rl, ok := cache[name]
 					if !ok {
@@ -186,6 +236,7 @@ func planLabel(pc *check) []finding.Finding {
 					runs, cfg = append(runs, name), append(cfg, rl)
 				}
 			}
+			runs, cfg = dedupeConfigs(runs, cfg)
 			msg, v := checkLabel(lb, runs, cfg)
 			switch v {
 			case labelUnchecked:
@@ -338,6 +389,94 @@ func unboundFlags(pc *check, byLine map[int][]claims.Binding) []finding.Finding 
 		}
 	}
 	return out
+}
+
+// spanLabels checks the code spans of the claim sections that hold only
+// flags and settings (planmd.LabelSpan), whose numbers the gate does not
+// bind: each flag or setting must be one a run bound on the line (or, on a
+// line with none, at its section) ran with, or a metric such a run
+// printed, with the span's value. Anything else (`--fill-rate 9.99`,
+// `fill_gb_s=9.99` against a fill of 6.44) is a number no check reads: a
+// fail.
+func spanLabels(pc *check, byLine map[int][]claims.Binding) []finding.Finding {
+	var out []finding.Finding
+	cache := map[string]runLabels{}
+	for _, l := range pc.Doc.Lines {
+		spans := l.CodeSpans()
+		if len(spans) == 0 || l.Section == nil || !inSections(l.Section, pc.Table.Sections) || inSections(l.Section, pc.Table.Skips) {
+			continue
+		}
+		var names []string
+		for _, b := range byLine[l.N] {
+			names = appendNewNames(names, b.Row.MetricRuns(pc.Env)...)
+		}
+		if len(names) == 0 {
+			for _, row := range pc.Table.Rows {
+				if l.Section.In(row.Place) {
+					names = appendNewNames(names, row.MetricRuns(pc.Env)...)
+				}
+			}
+		}
+		for _, sp := range spans {
+			if !planmd.LabelSpan(sp.Text) {
+				continue
+			}
+			for _, lb := range planmd.Labels(sp.Text) {
+				if lb.Kind == planmd.Model || lb.Value == "" || lb.Value[0] < '0' || lb.Value[0] > '9' {
+					continue
+				}
+				if spanLabelHolds(pc, lb, names, cache) || len(byLine[l.N]) > 0 && recorded(pc, lb, names, cache) {
+					// on a line with bound numbers, a value the runs
+					// record otherwise is plan.label's main check
+					continue
+				}
+				out = append(out, finding.Finding{Rule: "plan.label", Severity: finding.Fail, File: pc.Doc.File, Line: l.N, Quote: "`" + sp.Text + "`", Check: "span",
+					Message: fmt.Sprintf("%s: the code span `%s` sets %s, which no run bound here ran with or printed (%s): its number is checked by nothing",
+						placeOr(l.Section.Place(), pc.Doc.File), sp.Text, lb.Text, strings.Join(clipList(names, 4), ", ")),
+					Fix: "quote the flag or setting the runs used, or write the number in prose and bind it with a row in " + pc.Table.File})
+			}
+		}
+	}
+	return out
+}
+
+// spanLabelHolds reports whether one of the named runs ran with the label
+// (argv, environment) or printed a metric of its name with its value.
+func spanLabelHolds(pc *check, lb planmd.Label, names []string, cache map[string]runLabels) bool {
+	k := labelKey(lb.Name)
+	for _, name := range names {
+		if r := pc.runs[name]; r != nil {
+			rl, ok := cache[name]
+			if !ok {
+				rl = labelsOf(r, pc.Env.Metrics[name])
+				cache[name] = rl
+			}
+			if v, has := rl.settings[k]; has && sameValue(lb.Value, v) {
+				return true
+			}
+		}
+		if ms := pc.Env.Metrics[name]; ms != nil {
+			for _, m := range ms.List {
+				if (m.Name == lb.Name || labelKey(m.Name) == k) && sameValue(lb.Value, m.Num.Text) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// recorded reports whether one of the named runs records the label's flag
+// or setting, whatever its value.
+func recorded(pc *check, lb planmd.Label, names []string, cache map[string]runLabels) bool {
+	for _, name := range names {
+		if rl, ok := cache[name]; ok {
+			if _, has := rl.settings[labelKey(lb.Name)]; has {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // inSections reports whether a section is at or inside one of secs.

@@ -111,13 +111,15 @@ func listOrNone(l []string) string {
 }
 
 // Strict returns the findings with plan.uncovered's warnings about ungated
-// numbers made failures (tools/audit -strict): a plan that has adopted the
-// gate fails on any measurement-like number left outside it.
+// numbers, and plan.unsourced's about claims rows declared, not measured,
+// made failures (tools/audit -strict): a plan that has adopted the gate
+// fails on any measurement-like number left outside it, and on any claim
+// no run printed.
 func Strict(fs []finding.Finding) []finding.Finding {
 	out := make([]finding.Finding, len(fs))
 	copy(out, fs)
 	for i, f := range out {
-		if f.Rule == "plan.uncovered" && f.Check == UncoveredCheck && f.Severity == finding.Warn {
+		if f.Severity == finding.Warn && (f.Rule == "plan.uncovered" && f.Check == UncoveredCheck || f.Rule == "plan.unsourced" && f.Check == DeclaredCheck) {
 			out[i].Severity = finding.Fail
 			out[i].Message += " (-strict)"
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
+	planmd "github.com/strataspec/strataspec/engine/plan"
 )
 
 // Unsourced is rule plan.unsourced.
@@ -65,6 +66,20 @@ func planUnsourced(pc *check) []finding.Finding {
 			Message: fmt.Sprintf("%s: %s is unsourced: %s; %s", u.Place, u.Token.Text, why, raw),
 			Fix:     "bind it with a row in " + pc.Table.File + " (go run ./tools/audit -suggest proposes one), or correct it to the value its run printed"})
 	}
+	for _, row := range pc.Table.Rows {
+		if why := row.Declared(); why != "" {
+			out = append(out, finding.Finding{Rule: rule, Severity: finding.Warn, File: pc.Table.File, Line: row.Line,
+				Quote: row.Quote, Source: sourceText(row), Check: DeclaredCheck,
+				Message: fmt.Sprintf("%s: %s is declared, not measured: claims row %s:%d binds it to %s, which no run printed (-strict: fail)", row.Place, row.Quote, pc.Table.File, row.Line, why),
+				Fix:     "bind the quote to the run metric that printed it, or, if it is a design figure, move it out of the claim section or declare the section with skip"})
+		}
+	}
+	for _, u := range pc.Result.Unreadable {
+		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Line: u.Word.Line,
+			Quote: u.Word.Text, Check: "unreadable",
+			Message: fmt.Sprintf("%s: %q is an unreadable number: it holds a digit the gate reads neither as a number (a value and a unit it knows) nor as an identifier", u.Place, u.Word.Text),
+			Fix:     "write it as a number and a unit apart from the words around it (9.99 GB/s), or, if it is a name, declare it in " + pc.Table.File + " with a line `ident " + planmd.TrimWord(u.Word.Text) + "`"})
+	}
 	if n := pc.Result.UnboundMore; n > 0 {
 		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File,
 			Message: fmt.Sprintf("and %d more unsourced numbers in the claim sections (the first %d are listed)", n, len(pc.Result.Unbound))})
@@ -90,6 +105,20 @@ func planUnsourced(pc *check) []finding.Finding {
 		out = append(out, f)
 	}
 	return dedupeFindings(out)
+}
+
+// DeclaredCheck is the check of plan.unsourced's findings about claims rows
+// whose source is declared, not measured (a literal, a constant, a literal
+// factor): warnings, failures with -strict (see Strict).
+const DeclaredCheck = "declared"
+
+// sourceText prints a row's sources as the table writes them.
+func sourceText(row *claims.Row) string {
+	var s []string
+	for _, e := range row.Sources {
+		s = append(s, e.String())
+	}
+	return strings.Join(s, " ; ")
 }
 
 func nearestRaw(u claims.Unbound) string {
