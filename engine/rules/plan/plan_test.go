@@ -153,11 +153,12 @@ func TestPlanRulesMissingInput(t *testing.T) {
 			"warn plan.uncovered  PLAN.md 8 12.5 ms ",
 			"warn plan.uncovered  PLAN.md 9 13.52 tok/s ",
 			"warn plan.uncovered  PLAN.md 13 7.5 GB/s ",
+			"fail plan.uncovered  PLAN.md 0  ", // adopt: no claims table, the gate binds nothing
 			"warn plan.uncovered  PLAN.md 0  gated=0 ungated=7 skipped=0",
 		}
 		assert.Equal(t, want, got, "plan.uncovered without PLAN.claims")
 		strict := report.New("x", []string{"plan"}, Strict(r.Findings))
-		assert.Equal(t, 7, strict.Summary.Fail, "-strict without PLAN.claims: fails; want the 7 ungated numbers")
+		assert.Equal(t, 8, strict.Summary.Fail, "-strict without PLAN.claims: fails; want the adopt fail and the 7 ungated numbers")
 	}
 }
 

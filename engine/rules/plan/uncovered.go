@@ -68,7 +68,7 @@ func planUncovered(pc *check) []finding.Finding {
 		file, msg = pc.Doc.File, fmt.Sprintf("no %s, so the gate binds nothing: %s", pc.Table.File, msg)
 		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Check: AdoptCheck,
 			Message: fmt.Sprintf("%s has no claims table (%s): the gate binds none of its numbers", pc.Doc.File, pc.Table.File),
-			Fix: fmt.Sprintf("adopt the gate: write %s declaring the sections that quote runs (`section §7`), run -rules plan, then -suggest for the rows that bind them (README, \"Adopting the gate\")", pc.Table.File)})
+			Fix:     fmt.Sprintf("adopt the gate: write %s declaring the sections that quote runs (`section §7`), run -rules plan, then -suggest for the rows that bind them (README, \"Adopting the gate\")", pc.Table.File)})
 	}
 	out = append(out, finding.Finding{Rule: rule, Severity: sev, File: file, Check: GateCheck,
 		Raw:     fmt.Sprintf("gated=%d ungated=%d skipped=%d", g.Gated, g.Ungated, g.Skipped),
