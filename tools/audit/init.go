@@ -62,7 +62,7 @@ func runInit(stdout, stderr io.Writer, dir string) int {
 		os.Remove(tmp.Name())
 	}
 	if err != nil {
-		fail(stderr, fmt.Errorf("-init: %w", err))
+		fail(stderr, writeError(dst, err))
 		return 2
 	}
 	fmt.Fprintf(stdout, "wrote %s; what it guessed:\n", report.Clean(dst))
@@ -71,4 +71,19 @@ func runInit(stdout, stderr io.Writer, dir string) int {
 	}
 	fmt.Fprintf(stdout, "read it, correct it, then: go run ./tools/audit -metrics -root %s   (to write PLAN.claims rows)\n", report.Clean(dir))
 	return 0
+}
+
+// writeError names the spec file -init was asked to write, not the
+// temporary file it is written through: of a path or link error it keeps
+// only the system's cause.
+func writeError(dst string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return fmt.Errorf("-init: cannot write %s: %w", dst, err)
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,4 +74,17 @@ func TestListFormats(t *testing.T) {
 	}
 	stdout.Reset()
 	assert.Equal(t, 2, run(&stdout, &stderr, []string{"-list", "-format", "sarif"}), "a format -list cannot print is refused")
+}
+
+func TestInitWriteErrorNamesTheSpecFile(t *testing.T) {
+	const dst = "/logs/strataspec.json"
+	for _, err := range []error{
+		&fs.PathError{Op: "open", Path: "/logs/.strataspec.json.3792534361", Err: syscall.EACCES},
+		&os.LinkError{Op: "link", Old: "/logs/.strataspec.json.3792534361", New: dst, Err: syscall.EACCES},
+	} {
+		got := writeError(dst, err).Error()
+		if want := "-init: cannot write /logs/strataspec.json: permission denied"; got != want {
+			t.Errorf("writeError(%q) = %q; want %q", err, got, want)
+		}
+	}
 }
