@@ -13,7 +13,6 @@
 package archive
 
 import (
-	"bytes"
 	"fmt"
 	"hash/crc32"
 	"strings"
@@ -129,19 +128,20 @@ func (r *Run) Text() (string, error) {
 	if r.textFile == "" {
 		return r.Tail, nil
 	}
-	b, err := r.fsys.ReadFile(r.textFile, snapfs.LimitResults)
+	sum := crc32.New(crcTable)
+	text, err := r.fsys.ReadText(r.textFile, snapfs.LimitResults, sum)
 	if err != nil {
 		return "", err
 	}
 	// The same bytes every time, or an error: every rule must judge the
 	// output the loader checked, not a file rewritten since.
-	if crc32.Checksum(b, crcTable) != r.textSum {
+	if sum.Sum32() != r.textSum {
 		return "", &snapfs.Error{File: r.textFile, Msg: "changed since the snapshot was loaded"}
 	}
-	if !utf8.Valid(b) {
-		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
-	return string(b), nil
+	return text, nil
 }
 
 // WithOutput returns a copy of r whose output is text, read from source:

@@ -655,13 +655,14 @@ func (s *Snapshot) loadLogs() error {
 			return &snapfs.LimitError{File: lg.Glob, What: "log files", Limit: int64(s.FS.Limits().Logs), Flag: "-max-logs"}
 		}
 		for _, f := range files {
-			data, err := s.FS.ReadFile(f, snapfs.LimitResults)
+			h := crc32.New(crcTable)
+			data, err := s.FS.ReadText(f, snapfs.LimitResults, h)
 			if err != nil {
 				return err
 			}
-			sum := crc32.Checksum(data, crcTable)
-			if !utf8.Valid(data) {
-				data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+			sum := h.Sum32()
+			if !utf8.ValidString(data) {
+				data = strings.ToValidUTF8(data, "\uFFFD")
 				s.note(f+"\x00utf8", Note{File: f, Msg: "invalid UTF-8 replaced by U+FFFD before parsing"})
 			}
 			name := strings.TrimSuffix(path.Base(f), path.Ext(f))
@@ -683,7 +684,7 @@ func (s *Snapshot) loadLogs() error {
 			if len(r.Cmd) > 0 {
 				r.Parser, _ = s.Spec.ParserFor(r.Cmd[0])
 			} else {
-				r.Parser = sniffParser(string(data))
+				r.Parser = sniffParser(data)
 			}
 			s.addRun(r)
 		}

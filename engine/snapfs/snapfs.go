@@ -13,6 +13,7 @@ package snapfs
 import (
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -238,40 +239,14 @@ func (f *FS) Exists(rel string) bool {
 // ReadFile reads the regular file rel, refusing anything else and any file
 // larger than limit bytes.
 func (f *FS) ReadFile(rel string, limit int64) ([]byte, error) {
-	c, err := Clean(rel)
+	h, c, size, err := f.openRegular(rel, limit)
 	if err != nil {
 		return nil, err
-	}
-	st, err := f.root.Stat(c)
-	if err != nil {
-		return nil, f.wrap(c, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &Error{File: c, Msg: fmt.Sprintf("not a regular file (%s): not read", kind(st.Mode()))}
-	}
-	if st.Size() > limit {
-		return nil, &Error{File: c, Msg: fmt.Sprintf("%d bytes, over the limit of %d for this kind of input", st.Size(), limit)}
-	}
-	// O_NONBLOCK: if the file was swapped for a FIFO since the Stat, the
-	// open does not wait for a writer; the Stat below refuses it.
-	h, err := f.root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, f.wrap(c, err)
 	}
 	defer h.Close()
-	hst, err := h.Stat()
-	if err != nil {
-		return nil, f.wrap(c, err)
-	}
-	if !hst.Mode().IsRegular() {
-		return nil, &Error{File: c, Msg: fmt.Sprintf("not a regular file (%s): not read", kind(hst.Mode()))}
-	}
-	if err := f.count(c, hst.Size()); err != nil {
-		return nil, err
-	}
 	// One buffer of the file's size (and a byte to see it grew), not
 	// io.ReadAll's doublings: a 500 MB log costs 500 MB, not up to twice.
-	b := make([]byte, 0, min(hst.Size(), limit)+1)
+	b := make([]byte, 0, size+1)
 	b, err = readAll(io.LimitReader(h, limit+1), b)
 	if err != nil {
 		return nil, f.wrap(c, err)
@@ -280,6 +255,71 @@ func (f *FS) ReadFile(rel string, limit int64) ([]byte, error) {
 		return nil, &Error{File: c, Msg: fmt.Sprintf("over the limit of %d bytes for this kind of input", limit)}
 	}
 	return b, nil
+}
+
+// ReadText is ReadFile for a text kept as a string (a log): it is read
+// into the string directly, not into bytes then copied, so a log costs its
+// size once. When sum is not nil the bytes read are written to it too.
+func (f *FS) ReadText(rel string, limit int64, sum hash.Hash) (string, error) {
+	h, c, size, err := f.openRegular(rel, limit)
+	if err != nil {
+		return "", err
+	}
+	defer h.Close()
+	var b strings.Builder
+	b.Grow(int(size))
+	var w io.Writer = &b
+	if sum != nil {
+		w = io.MultiWriter(&b, sum)
+	}
+	n, err := io.CopyBuffer(w, io.LimitReader(h, limit+1), make([]byte, 256<<10))
+	if err != nil {
+		return "", f.wrap(c, err)
+	}
+	if n > limit {
+		return "", &Error{File: c, Msg: fmt.Sprintf("over the limit of %d bytes for this kind of input", limit)}
+	}
+	return b.String(), nil
+}
+
+// openRegular opens the regular file rel for reading, refusing anything
+// else, a file larger than limit and a read past Limits.Bytes; it returns
+// the file, its cleaned name and its size.
+func (f *FS) openRegular(rel string, limit int64) (*os.File, string, int64, error) {
+	c, err := Clean(rel)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	st, err := f.root.Stat(c)
+	if err != nil {
+		return nil, c, 0, f.wrap(c, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, c, 0, &Error{File: c, Msg: fmt.Sprintf("not a regular file (%s): not read", kind(st.Mode()))}
+	}
+	if st.Size() > limit {
+		return nil, c, 0, &Error{File: c, Msg: fmt.Sprintf("%d bytes, over the limit of %d for this kind of input", st.Size(), limit)}
+	}
+	// O_NONBLOCK: if the file was swapped for a FIFO since the Stat, the
+	// open does not wait for a writer; the Stat below refuses it.
+	h, err := f.root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, c, 0, f.wrap(c, err)
+	}
+	hst, err := h.Stat()
+	if err != nil {
+		h.Close()
+		return nil, c, 0, f.wrap(c, err)
+	}
+	if !hst.Mode().IsRegular() {
+		h.Close()
+		return nil, c, 0, &Error{File: c, Msg: fmt.Sprintf("not a regular file (%s): not read", kind(hst.Mode()))}
+	}
+	if err := f.count(c, hst.Size()); err != nil {
+		h.Close()
+		return nil, c, 0, err
+	}
+	return h, c, min(hst.Size(), limit), nil
 }
 
 // readAll reads r to its end into b, growing it only past its capacity.
