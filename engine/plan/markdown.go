@@ -167,6 +167,10 @@ func parseMarkdown(d *Doc) {
 	r.blocks(doc)
 	for i := range d.Lines {
 		v := r.vis[i]
+		// a math span ($9.99$ GB/s) is read like prose: its dollar signs go
+		if ms := mathRE.FindAllIndex(v.b, -1); ms != nil {
+			v = dropBytes(d.Lines[i], v, ms)
+		}
 		d.Lines[i].vis = string(v.b)
 		d.Lines[i].segs = v.segs
 		d.Lines[i].spans = v.spans
@@ -244,6 +248,30 @@ func (r *reader) code(n ast.Node, fenced bool) {
 	}
 	r.last = max(r.last, lastLn)
 }
+
+// dropBytes returns v without the first and last byte of each match m,
+// its stretches remapped so that every byte keeps its source column.
+func dropBytes(l Line, v visLine, ms [][]int) visLine {
+	l.vis, l.segs = string(v.b), v.segs
+	drop := map[int]bool{}
+	for _, m := range ms {
+		drop[m[0]], drop[m[1]-1] = true, true
+	}
+	out := visLine{spans: v.spans}
+	for i, c := range v.b {
+		if drop[i] {
+			continue
+		}
+		if col := l.col(i); len(out.segs) == 0 || drop[i-1] || col != out.segs[len(out.segs)-1].col+len(out.b)-out.segs[len(out.segs)-1].off {
+			out.segs = append(out.segs, seg{len(out.b), col})
+		}
+		out.b = append(out.b, c)
+	}
+	return out
+}
+
+// mathRE is a math span holding a digit: $…$ on one line, no code inside.
+var mathRE = regexp.MustCompile("\\$[^$`\n]*[0-9][^$`\n]*\\$")
 
 var headingLike = regexp.MustCompile(`(?m)^\s{0,3}#{1,6}(\s|$)`)
 

@@ -95,6 +95,8 @@ func TestVisible(t *testing.T) {
 		{"fill 9.\u200b99 GB/s", "9.99 GB/s"},
 		{"[see](#71-results) https://example.com/a/1.2 <!-- 42 -->", ""},
 		{"[see](#x, peak 9.99 GB/s)", "9.99 GB/s"},
+		{"fill $9.99$ GB/s", "9.99 GB/s"},
+		{"fill $9.99 \\times 2$ GB/s", "9.99;2 GB/s"},
 		{"1,024 tokens in &#50;,&#49;&#57;&#52;.&#49;&#57; ms<!-- x -->", "1,024 tokens;2,194.19 ms"},
 	}
 	for _, tt := range tests {
