@@ -47,8 +47,8 @@ type Limits struct {
 	ClaimsRows int   // rows of PLAN.claims (-max-claims-rows)
 }
 
-// DefaultLimits are the limits of an audit that names none: a hundred times
-// the largest real snapshot, well inside 2× the largest input + 256 MB.
+// DefaultLimits are the limits of an audit that names none: far above any
+// real snapshot (the largest holds tens of runs and a hundred claims rows).
 var DefaultLimits = Limits{Bytes: 2 << 30, Logs: 100_000, Runs: 100_000, Metrics: 1_000_000, ClaimsRows: 100_000}
 
 // WithDefaults returns l with each zero field set to its default.
