@@ -15,6 +15,8 @@ package archive
 import (
 	"fmt"
 	"hash/crc32"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -94,8 +96,11 @@ type Run struct {
 	HasExit     bool              // the record gave an exit status
 	Start       time.Time         // when the run started, zero when not recorded
 	Extra       map[string]string // record keys no mapping used, as raw JSON
-	DurationS   float64
-	Duration    Field // duration_s with its printed text and place
+	// Metrics are the record's fields that the spec maps to metrics
+	// (checkout.Fields.Metrics), in the order the spec's paths sort.
+	Metrics   []RecordMetric
+	DurationS float64
+	Duration  Field // duration_s with its printed text and place
 	// BinarySHA256 is the sha256 (hex) of the program the run ran, as its
 	// sidecar records it ("binary": {"path", "sha256"}) or as read from the
 	// checkout when argv[0] is a file in it; "" when unknown.
@@ -191,6 +196,12 @@ func Line(text string, n int) string {
 // output is read in the strata format, or in a declared format that wraps it.
 func (r *Run) Strata() bool { return r.strata || r.Parser == checkout.ParserStrata }
 
+// RecordMetric is a run record's field read as a metric.
+type RecordMetric struct {
+	Name, Unit string // the vocabulary name and unit the spec maps it to
+	Field             // the value as written, with its JSON path and line
+}
+
 // Field is one number (or null) from the results JSON with its place.
 type Field struct {
 	Name string     // key in its dict ("" for array elements)
@@ -267,15 +278,20 @@ type Mtime struct {
 
 // Rel maps a path as a run recorded it to a path inside the snapshot: a
 // relative path is relative to the root, an absolute one names a file on
-// the audited machine under the spec's machine folder ("/tmp/x" →
-// machine/tmp/x). ok is false for a path that leads outside the snapshot:
-// such a path is data to report, never to open.
+// the audited machine under the spec's machine folder for its longest
+// prefix ("/tmp/x" → machine/tmp/x, or host_tmp/x with {"/tmp": "host_tmp"}).
+// ok is false for a path that leads outside the snapshot: such a path is
+// data to report, never to open.
 func (s *Snapshot) Rel(recorded string) (rel string, ok bool) {
-	machine := ""
-	if s.Spec != nil {
-		machine = s.Spec.Machine
+	p := filepath.ToSlash(recorded)
+	if !path.IsAbs(p) || s.Spec == nil {
+		return snapfs.Resolve(recorded, "")
 	}
-	return snapfs.Resolve(recorded, machine)
+	dir, rest, ok := s.Spec.Machine.Map(p)
+	if !ok {
+		return "", false
+	}
+	return snapfs.Resolve(rest, dir)
 }
 
 // ReadFile reads a file named as a run recorded it (see Rel), confined to

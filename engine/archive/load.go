@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"maps"
 	"math"
 	"path"
 	"regexp"
@@ -420,6 +421,14 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 	} else if f.Tail != "" { // "" in a sidecar: the log is the tail
 		r.Source = file + ": " + rn.Path
 		s.note(file+"\x00tail\x00"+r.Name, Note{File: file, Line: r.Line, Path: rn.Path, Msg: fmt.Sprintf("run %q has no %q: %s", r.Name, f.Tail, noTailNote)})
+	}
+	for _, p := range slices.Sorted(maps.Keys(f.Metrics)) {
+		n := get(p)
+		if n == nil || n.Kind == 'z' {
+			continue // a record without the field: the rules that need the metric say so
+		}
+		m := f.Metrics[p]
+		r.Metrics = append(r.Metrics, RecordMetric{Name: m.Name, Unit: m.Unit, Field: d.number(n, p)})
 	}
 	for j, k := range rn.Keys {
 		if used[k] {

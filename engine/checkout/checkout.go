@@ -12,13 +12,16 @@
 //	{
 //	  "plan": "PLAN.md",                  // default PLAN.md
 //	  "claims": "PLAN.claims",            // default PLAN.claims
-//	  "machine": "machine",               // folder standing for the audited machine's "/"
+//	  "machine": "machine",               // folder standing for the audited machine's "/", or
+//	                                      // folders by prefix: {"/tmp": "host_tmp", "/": "machine"}
 //	  "results": [{                       // run records in JSON or JSON Lines
 //	    "file": "results/validation.json",  // a glob; .jsonl files are JSON Lines
 //	    "runs": "runs",                   // dotted path to the array of records ("" = top level)
 //	    "fields": {"name": "name", "argv": "cmd", "env": "env", "exit": "exit_code",
 //	               "duration": "duration_s", "tail": "output_tail", "start": "start",
-//	               "group": "group"},     // dotted paths inside a record; these are the defaults
+//	               "group": "group",      // dotted paths inside a record; these are the defaults
+//	               "metrics": {"vm.swapout_mib": {"name": "swapout_mib", "unit": "MiB"}}},
+//	                                      // record fields that are metrics (none by default)
 //	    "provenance": "provenance",       // the runner's provenance record, if it writes one (default)
 //	    "generated": "generated_at_utc"   // when the runner wrote the file, if it says (default)
 //	  }],
@@ -83,7 +86,7 @@ type Spec struct {
 	Path     string                     `json:"-"`
 	Plan     string                     `json:"plan,omitempty"`
 	Claims   string                     `json:"claims,omitempty"`
-	Machine  string                     `json:"machine,omitempty"`
+	Machine  Machine                    `json:"machine,omitempty"`
 	Results  []Results                  `json:"results,omitempty"`
 	Logs     []Logs                     `json:"logs,omitempty"`
 	Bench    []string                   `json:"bench,omitempty"`
@@ -137,6 +140,11 @@ type Fields struct {
 	Tail     string `json:"tail,omitempty"`
 	Start    string `json:"start,omitempty"` // RFC 3339
 	Group    string `json:"group,omitempty"`
+	// Metrics are record fields that are metrics: dotted path in the
+	// record → the vocabulary name and unit it is read as
+	// ({"vm.swapout_mib": {"name": "swapout_mib", "unit": "MiB"}}). A
+	// field that is a number becomes a metric of the run, as printed.
+	Metrics map[string]MetricSpec `json:"metrics,omitempty"`
 }
 
 // DefaultFields are the key names strataspec looks for when a spec names
@@ -209,6 +217,64 @@ func (f *Format) UnmarshalJSON(b []byte) error {
 	}
 	*f = Format(p)
 	return nil
+}
+
+// Machine maps the audited machine's absolute paths to folders of the
+// checkout, by prefix: {"/tmp": "host_tmp", "/": "machine"} puts /tmp/x at
+// host_tmp/x and /etc/x at machine/etc/x. In the spec file it is one folder
+// (standing for "/") or such an object.
+type Machine map[string]string
+
+// UnmarshalJSON reads a folder or an object of prefixes → folders.
+func (m *Machine) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var dir string
+		if err := json.Unmarshal(b, &dir); err != nil {
+			return err
+		}
+		*m = Machine{"/": dir}
+		if dir == "" {
+			*m = nil
+		}
+		return nil
+	}
+	var mm map[string]string
+	if err := strictDecode(b, &mm); err != nil {
+		return err
+	}
+	for p := range mm {
+		if !path.IsAbs(p) || path.Clean(p) != p {
+			return fmt.Errorf("machine: prefix %q must be a clean absolute path", p)
+		}
+	}
+	*m = mm
+	return nil
+}
+
+// Map returns the folder an absolute path of the audited machine is under,
+// by the longest prefix, and the path below that prefix ("/tmp/x" with
+// {"/tmp": "host_tmp"} → "host_tmp", "/x"); ok is false when no prefix
+// covers it.
+func (m Machine) Map(abs string) (dir, rest string, ok bool) {
+	c := path.Clean(abs)
+	best := ""
+	for p := range m {
+		if (c == p || p == "/" || strings.HasPrefix(c, p+"/")) && (!ok || len(p) > len(best)) {
+			best, ok = p, true
+		}
+	}
+	if !ok {
+		return "", "", false
+	}
+	rest = strings.TrimPrefix(c, best)
+	if best == "/" {
+		rest = c
+	}
+	if rest == "" {
+		rest = "/"
+	}
+	return m[best], rest, true
 }
 
 // Record names the files of one kind of record (route_parity logs, the
@@ -516,7 +582,7 @@ func (s *Spec) validate(data []byte) error {
 	errf := func(str, format string, args ...any) error {
 		return &Error{File: s.Path, Line: s.lineOf(str), Msg: fmt.Sprintf(format, args...)}
 	}
-	for _, p := range append([]string{s.Plan, s.Claims, s.Machine}, s.Bench...) {
+	for _, p := range append(append([]string{s.Plan, s.Claims}, slices.Collect(maps.Values(s.Machine))...), s.Bench...) {
 		if p != "" && !relative(p) {
 			return errf(p, "path %q must be relative to the checkout and stay inside it", p)
 		}

@@ -235,3 +235,36 @@ func TestFormatErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestMachineMap(t *testing.T) {
+	s, err := Parse(File, []byte(`{"machine": {"/tmp": "host_tmp", "/": "machine", "/tmp/deep": "deep"}}`))
+	require.NoError(t, err)
+	tests := []struct{ abs, dir, rest string }{
+		{"/tmp/x.txt", "host_tmp", "/x.txt"},
+		{"/tmp", "host_tmp", "/"},
+		{"/tmpfoo/x", "machine", "/tmpfoo/x"}, // a prefix is a whole path element
+		{"/tmp/deep/y", "deep", "/y"},         // the longest prefix wins
+		{"/etc/hosts", "machine", "/etc/hosts"},
+	}
+	for _, tt := range tests {
+		dir, rest, ok := s.Machine.Map(tt.abs)
+		if !ok || dir != tt.dir || rest != tt.rest {
+			t.Errorf("Map(%q) = %q, %q, %v; want %q, %q", tt.abs, dir, rest, ok, tt.dir, tt.rest)
+		}
+	}
+	one, err := Parse(File, []byte(`{"machine": "machine"}`))
+	require.NoError(t, err)
+	if dir, rest, ok := one.Machine.Map("/tmp/x"); !ok || dir != "machine" || rest != "/tmp/x" {
+		t.Errorf("one folder: Map(/tmp/x) = %q, %q, %v; want machine, /tmp/x", dir, rest, ok)
+	}
+	only, err := Parse(File, []byte(`{"machine": {"/tmp": "host_tmp"}}`))
+	require.NoError(t, err)
+	if _, _, ok := only.Machine.Map("/etc/x"); ok {
+		t.Error("Map(/etc/x) with only /tmp mapped: ok; want outside the snapshot")
+	}
+	for _, bad := range []string{`{"machine": {"tmp": "x"}}`, `{"machine": {"/tmp": "../x"}}`} {
+		if _, err := Parse(File, []byte(bad)); err == nil {
+			t.Errorf("Parse(%s) = nil error; want one", bad)
+		}
+	}
+}

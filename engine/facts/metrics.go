@@ -72,7 +72,9 @@ var RecordMetrics = analysis.NewInput("record metrics", "the parsed records besi
 }, Formats.Analyzer)
 
 // ParseRun parses a run's tail in the format the spec gives its program
-// (engine/format: a built-in, or a format the spec file declares).
+// (engine/format: a built-in, or a format the spec file declares), and adds
+// the record fields the spec maps to metrics (archive.Run.Metrics, line 0:
+// they are not in the tail).
 func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 	if spec == nil {
 		spec = checkout.Default()
@@ -81,6 +83,15 @@ func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 }
 
 func parseRun(reg *format.Registry, r *archive.Run) *tail.Metrics {
+	ms := parseOutput(reg, r)
+	for _, m := range r.Metrics { // record fields the spec reads as metrics; not on a tail line
+		ms.Add(tail.Metric{Name: m.Name, Num: m.Num, Unit: m.Unit})
+	}
+	return ms
+}
+
+// parseOutput reads a run's output in its program's format.
+func parseOutput(reg *format.Registry, r *archive.Run) *tail.Metrics {
 	text, err := r.Text()
 	if err != nil {
 		return &tail.Metrics{Source: r.Source, Errors: []*tail.Error{{File: r.Source, Msg: "output cannot be read: " + err.Error()}}}

@@ -1,6 +1,10 @@
 package facts
 
 import (
+	"os"
+	"path/filepath"
+
+	"github.com/stretchr/testify/require"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
@@ -25,5 +29,25 @@ func TestParseRunDeclaredFormat(t *testing.T) {
 	got, ok := ms.Get("decode_ms")
 	if !ok || got.Value() != 6729.76 || got.Unit != "ms" || got.Line != 2 {
 		t.Errorf("ParseRun(decode line).Get(decode_ms) = %+v, %v; want 6729.76 ms at line 2", got, ok)
+	}
+}
+
+// TestRecordFieldMetrics: a record field the spec maps to a metric is a
+// metric of the run, under its vocabulary name, as written.
+func TestRecordFieldMetrics(t *testing.T) {
+	dir := t.TempDir()
+	spec := `{"results": [{"file": "runs.jsonl", "fields": {"name": "id", "argv": "argv", "tail": "log",
+  "metrics": {"vm.swapout_mib": {"name": "swapout_mib", "unit": "MiB"}, "vm.min_avail_gib": {"name": "min_avail_gib", "unit": "GiB"}}}}]}`
+	runs := `{"id": "a", "argv": ["x"], "log": "", "vm": {"swapout_mib": 0.0, "min_avail_gib": 3.21}}` + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "strataspec.json"), []byte(spec), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "runs.jsonl"), []byte(runs), 0o644))
+	snap, err := archive.Load(dir)
+	require.NoError(t, err)
+	ms := ParseRun(snap.Spec, snap.Run("a"))
+	for name, want := range map[string]string{"swapout_mib": "0.0 MiB", "min_avail_gib": "3.21 GiB"} {
+		m, ok := ms.Get(name)
+		if got := m.Num.Text + " " + m.Unit; !ok || got != want {
+			t.Errorf("ParseRun(a).Get(%q) = %q, %v; want %q", name, got, ok, want)
+		}
 	}
 }
