@@ -626,3 +626,39 @@ func TestRefFind(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadingPlaces: a skip or section line names a place by its number or
+// by its heading path; one that names no heading of the plan is missing,
+// at its line (a llama.cpp user's plan: an untitled first heading of design
+// targets, and skips that named nothing).
+func TestHeadingPlaces(t *testing.T) {
+	doc := plan.Parse("PLAN.md", []byte("# Inference plan — design targets\n\n10 tok/s\n\n## 1. Runs\n\n### Warm runs\n\n9.5 tok/s\n"))
+	tests := []struct {
+		line    string
+		missing bool
+	}{
+		{"skip Inference plan — design targets", false},
+		{"skip inference plan —  design targets", false},
+		{"skip §1 > Warm runs", false},
+		{"skip Inference plan — design targets > Warm runs", false},
+		{"skip Inference plan > Warm runs", true}, // a path element is a whole heading text
+		{"skip §0", true},
+		{"skip #1", true},
+		{"skip §1.0", true},
+		{"skip Design targets", true},
+	}
+	for _, tt := range tests {
+		tb := Parse("PLAN.claims", []byte(tt.line+"\n"))
+		if err := tb.Err(); err != nil {
+			t.Errorf("Parse(%q) = %v; want no error", tt.line, err)
+			continue
+		}
+		res := Check(doc, tb, &Env{Table: tb})
+		if got := len(res.MissingSections) == 1 && res.MissingSections[0].Line == 1; got != tt.missing {
+			t.Errorf("Check(%q) missing = %v (%+v); want %v", tt.line, got, res.MissingSections, tt.missing)
+		}
+	}
+	if err := Parse("PLAN.claims", []byte("skip 1.3 Targets\n")).Err(); err == nil || !strings.Contains(err.Error(), "PLAN.claims:1") {
+		t.Errorf("Parse(skip 1.3 Targets) error = %v; want a syntax error at PLAN.claims:1", err)
+	}
+}
