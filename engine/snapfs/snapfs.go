@@ -381,11 +381,22 @@ func (f *FS) Glob(pattern string) ([]string, error) {
 			if err != nil {
 				return nil // an unreadable directory matches nothing
 			}
+			// A link the walk does not follow, where the pattern would
+			// match it or files under it, that leads outside the root is
+			// refused naming it: never skipped in silence.
+			if d.Type()&fs.ModeSymlink != 0 && couldMatch(strings.Split(c, "/"), strings.Split(p, "/")) {
+				if _, err := f.Stat(p); errors.Is(err, ErrOutside) {
+					return err
+				}
+			}
 			if ok, _ := MatchPath(c, p); ok && !d.IsDir() {
 				out = append(out, p)
 			}
 			return nil
 		})
+		if errors.Is(err, ErrOutside) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, &Error{File: pattern, Msg: "walk", Err: err}
 		}
@@ -422,6 +433,22 @@ func staticDir(pattern string) string {
 // match as path.Match does.
 func MatchPath(pattern, name string) (bool, error) {
 	return matchParts(strings.Split(pattern, "/"), strings.Split(name, "/"))
+}
+
+// couldMatch reports whether the pattern ps matches ns or a name below it.
+func couldMatch(ps, ns []string) bool {
+	for ; len(ns) > 0; ps, ns = ps[1:], ns[1:] {
+		if len(ps) == 0 {
+			return false
+		}
+		if ps[0] == "**" {
+			return true
+		}
+		if ok, _ := path.Match(ps[0], ns[0]); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func matchParts(ps, ns []string) (bool, error) {

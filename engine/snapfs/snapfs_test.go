@@ -232,3 +232,34 @@ func TestReadFileDanglingLink(t *testing.T) {
 		t.Errorf("ReadFile(dangling link) = %v; want %q", err, want)
 	}
 }
+
+func TestGlobRefusesALinkOut(t *testing.T) {
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "evil.py"), []byte("X = 'SECRET-hunter2'\n"), 0o644))
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "scripts"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "scripts", "run.py"), []byte("x = 1\n"), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "scripts", "linked")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "elsewhere")))
+	fsys, err := Open(root)
+	require.NoError(t, err)
+	defer fsys.Close()
+	for _, tt := range []struct {
+		pattern string
+		want    string // the error, or "" for the match below
+		match   []string
+	}{
+		{"scripts/**", "scripts/linked: leads outside the snapshot", nil},
+		{"scripts/**/*.py", "scripts/linked: leads outside the snapshot", nil},
+		{"docs/**", "", nil},                            // the links are not on its way
+		{"scripts/*.py", "", []string{"scripts/run.py"}}, // no ** walk: the link is not a .py
+	} {
+		got, err := fsys.Glob(tt.pattern)
+		switch {
+		case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
+			t.Errorf("Glob(%q) = %v, %v; want the error %q", tt.pattern, got, err, tt.want)
+		case tt.want == "" && (err != nil || strings.Join(got, ",") != strings.Join(tt.match, ",")):
+			t.Errorf("Glob(%q) = %v, %v; want %v", tt.pattern, got, err, tt.match)
+		}
+	}
+}
