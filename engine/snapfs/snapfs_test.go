@@ -251,7 +251,7 @@ func TestGlobRefusesALinkOut(t *testing.T) {
 	}{
 		{"scripts/**", "scripts/linked: leads outside the snapshot", nil},
 		{"scripts/**/*.py", "scripts/linked: leads outside the snapshot", nil},
-		{"docs/**", "", nil},                            // the links are not on its way
+		{"docs/**", "", nil},                             // the links are not on its way
 		{"scripts/*.py", "", []string{"scripts/run.py"}}, // no ** walk: the link is not a .py
 	} {
 		got, err := fsys.Glob(tt.pattern)
