@@ -279,7 +279,7 @@ func TestCheckoutSpecResults(t *testing.T) {
 			"claims/§7.1 #5/69.43 + 7.89 %",  // F09: two numbers
 			"claims/§7.1 #5/71.09 + 11.35 %", // F10: two numbers
 			"gate/plan.range", "gate/plan.unsourced",
-			"rules/cache.residency", "rules/cache.target", "rules/code", "rules/compare.rate", "rules/compare.unlike",
+			"rules/cache.residency", "rules/cache.target", "rules/code", "rules/compare.rate", "rules/compare.significance", "rules/compare.unlike",
 			"rules/input.archive", "rules/kld", "rules/selftest",
 		}},
 	} {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -184,5 +185,60 @@ func TestLlamaCppRealFaults(t *testing.T) {
 				t.Errorf("%s fails = %q; want one containing %q", tt.rule, got, tt.want)
 			}
 		})
+	}
+}
+
+// Significance of comparisons: a ratio of two single llama-cli runs
+// without a caveat is a compare.significance finding (its own rule and fix,
+// not plan.stale's): a warning, and a fail when a side is the cold first
+// run on its model; the pair under its stated caveat passes.
+func TestLlamaCppRealSingleRuns(t *testing.T) {
+	const ratio = "\n§2.1 #1 | 1.66× | ratio(cli_a_02:eval_tok_s, %s:eval_tok_s)\n"
+	tests := []struct {
+		name, other string
+		sev         finding.Severity
+		want        string
+	}{
+		{"warm runs", "cli_a_03", finding.Warn, "compares one run a side (cli_a_02 vs cli_a_03): n = 1 + 1"},
+		{"against the cold first run", "cli_a_01", finding.Fail, "cli_a_01 (the first run on models/tiny-a-q8_0.gguf) read its model cold; no caveat is stated"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := realFindings(t, "compare.significance,plan.stale", func(root string) {
+				p := filepath.Join(root, "PLAN.md")
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				quote := map[string]string{"cli_a_03": "1.67×", "cli_a_01": "1.65×"}[tt.other]
+				snaptest.Write(t, p, strings.Replace(string(b), "same binary and settings: 5172.70 → 3105.28 tok/s.",
+					"same binary and settings: 5172.70 → 3105.28 tok/s; the second run decodes "+quote+" as fast.", 1))
+				c, err := os.ReadFile(filepath.Join(root, "PLAN.claims"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				snaptest.Write(t, filepath.Join(root, "PLAN.claims"), string(c)+strings.Replace(fmt.Sprintf(ratio, tt.other), "1.66×", quote, 1))
+			})
+			var got []string
+			ok := false
+			for _, f := range findingsOf(fs, "compare.significance", "") {
+				got = append(got, f.Severity.String()+": "+f.Message)
+				ok = ok || f.Severity == tt.sev && strings.Contains(f.Message, tt.want)
+			}
+			if !ok {
+				t.Errorf("compare.significance = %q; want %s containing %q", got, tt.sev, tt.want)
+			}
+			for _, f := range findingsOf(fs, "plan.stale", "") {
+				if f.Severity != finding.Pass {
+					t.Errorf("plan.stale %s: %s", f.Severity, f.Message)
+				}
+			}
+		})
+	}
+	// The pair the plan quotes states its caveat: a pass.
+	for _, f := range findingsOf(realFindings(t, "compare.significance", nil), "compare.significance", "single") {
+		if f.Severity != finding.Pass || !strings.Contains(f.Message, "caveat single-runs") {
+			t.Errorf("compare.significance on the stated pair: %s %s; want pass under caveat single-runs", f.Severity, f.Message)
+		}
 	}
 }

@@ -24,6 +24,7 @@ func Analyzers() []*analysis.Analyzer {
 		runs.Summary,
 		runs.Derive,
 		runs.Unlike,
+		runs.Significance,
 		runs.Rate,
 		inputs.Archive,
 		inputs.Provenance,

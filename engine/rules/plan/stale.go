@@ -43,6 +43,12 @@ func planStale(pc *check) []finding.Finding {
 				Quote: b.Row.Quote, Message: b.Msg,
 				Fix: "correct the row's source in " + pc.Table.File + ": a run and a metric the archive has (-metrics lists them), a declared set or constant"})
 		case claims.CaveatMissing:
+			if b.Significance != nil && len(b.Row.Caveats) == 0 {
+				// a comparison not shown significant: compare.significance
+				// reports it, with its own fix
+				fresh++
+				continue
+			}
 			out = append(out, bindingFinding(pc, rule, b, finding.Fail, b.Msg))
 		default:
 			fresh++
