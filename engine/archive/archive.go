@@ -192,6 +192,27 @@ func Line(text string, n int) string {
 	return strings.TrimSuffix(text, "\r")
 }
 
+// ModelFile returns the model file the run reads: the value of the first
+// of flags on its command line ("--model", "-m" when none are given),
+// "--flag=FILE" included, and the flag that named it; "" when it names
+// none. It is the one place a run's model file is found.
+func (r *Run) ModelFile(flags ...string) (file, flag string) {
+	if len(flags) == 0 {
+		flags = []string{"--model", "-m"}
+	}
+	for i := 1; i < len(r.Cmd); i++ {
+		for _, f := range flags {
+			if v, ok := strings.CutPrefix(r.Cmd[i], f+"="); ok {
+				return v, f
+			}
+			if r.Cmd[i] == f && i+1 < len(r.Cmd) {
+				return r.Cmd[i+1], f
+			}
+		}
+	}
+	return "", ""
+}
+
 // Strata reports whether the run is a strata engine run (speed or TF): its
 // output is read in the strata format, or in a declared format that wraps it.
 func (r *Run) Strata() bool { return r.strata || r.Parser == checkout.ParserStrata }

@@ -373,3 +373,24 @@ func TestSplitBlocks(t *testing.T) {
 		t.Errorf("splitBlocks(no start) = %+v; want the whole text as one block", bs)
 	}
 }
+
+func TestModelFile(t *testing.T) {
+	tests := []struct {
+		cmd        []string
+		flags      []string
+		file, flag string
+	}{
+		{[]string{"cli", "--model", "a.gguf"}, nil, "a.gguf", "--model"},
+		{[]string{"cli", "-m", "b.gguf", "--model", "c.gguf"}, nil, "b.gguf", "-m"},
+		{[]string{"cli", "--model=d.gguf"}, nil, "d.gguf", "--model"},
+		{[]string{"-m", "x"}, nil, "", ""}, // argv[0] is the program
+		{[]string{"cli", "--model"}, nil, "", ""},
+		{[]string{"cli", "--weights", "e.gguf", "-m", "f.gguf"}, []string{"--weights"}, "e.gguf", "--weights"},
+	}
+	for _, tt := range tests {
+		file, flag := (&Run{Cmd: tt.cmd}).ModelFile(tt.flags...)
+		if file != tt.file || flag != tt.flag {
+			t.Errorf("ModelFile(%q, %q) = %q, %q; want %q, %q", tt.cmd, tt.flags, file, flag, tt.file, tt.flag)
+		}
+	}
+}

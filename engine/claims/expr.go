@@ -55,6 +55,9 @@ func (e *Expr) String() string {
 	return e.Name + "(" + strings.Join(args, ", ") + ")"
 }
 
+// Walk calls f for e and every expression below it, parents first.
+func (e *Expr) Walk(f func(*Expr)) { e.walk(f) }
+
 func (e *Expr) walk(f func(*Expr)) {
 	f(e)
 	for _, a := range e.Args {

@@ -28,7 +28,7 @@ func Analyzers() []*analysis.Analyzer {
 // bindings name (argv, environment, model file).
 type check struct {
 	*facts.PlanCheck
-	first map[Cold]string         // model file and binary → the first run reading it
+	first map[facts.Cold]string   // model file and binary → the first run reading it
 	runs  map[string]*archive.Run // the archive's runs by name
 }
 
@@ -38,7 +38,7 @@ type check struct {
 // and the others (plan.uncovered) read the plan against an empty table.
 func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Finding) *analysis.Analyzer {
 	a := &analysis.Analyzer{Name: name, Doc: doc, Family: analysis.FamilyPlan, Fix: fixes()[name],
-		Uses: []*analysis.Analyzer{facts.Gate.Analyzer}}
+		Requires: []*analysis.Analyzer{facts.ColdRuns.Analyzer}, Uses: []*analysis.Analyzer{facts.Gate.Analyzer}}
 	a.Run = func(p *analysis.Pass) (any, error) {
 		pc, ok := facts.Gate.Lookup(p)
 		if !ok {
@@ -48,7 +48,7 @@ func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Fi
 			return nil, analysis.NotApplicable("no %s, so no number of %s is bound; plan.uncovered lists them as ungated", pc.Table.File, pc.Doc.File)
 		}
 		snap := p.Snap
-		c := &check{PlanCheck: pc, first: FirstRuns(snap), runs: make(map[string]*archive.Run, len(snap.Runs))}
+		c := &check{PlanCheck: pc, first: facts.ColdRuns.Of(p), runs: make(map[string]*archive.Run, len(snap.Runs))}
 		for _, r := range snap.Runs {
 			c.runs[r.Name] = r
 		}
@@ -58,58 +58,6 @@ func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Fi
 		return nil, nil
 	}
 	return a
-}
-
-// Cold names what a run reads cold the first time: a model file, read by
-// one binary (by content where its sha256 is known, else by its path).
-type Cold struct {
-	Binary, Model string
-}
-
-// ColdOf returns what r reads cold on its first run, and false when r names
-// no model file.
-func ColdOf(r *archive.Run) (Cold, bool) {
-	m := ModelFile(r)
-	if m == "" || len(r.Cmd) == 0 {
-		return Cold{}, false
-	}
-	bin := r.Cmd[0]
-	if r.BinarySHA256 != "" {
-		bin = "sha256:" + r.BinarySHA256
-	}
-	return Cold{Binary: bin, Model: m}, true
-}
-
-// FirstRuns returns, per model file (the -m or --model argument) and
-// binary, the first run in archive order that reads it: the run that finds
-// the file cold. Runs of every program count.
-func FirstRuns(snap *archive.Snapshot) map[Cold]string {
-	first := map[Cold]string{}
-	for _, r := range snap.Runs {
-		if c, ok := ColdOf(r); ok {
-			if _, seen := first[c]; !seen {
-				first[c] = r.Name
-			}
-		}
-	}
-	return first
-}
-
-// ModelFile returns the model file a run reads (its -m or --model
-// argument, --model=FILE included), "" when it names none.
-func ModelFile(r *archive.Run) string {
-	for i, a := range r.Cmd {
-		if i == 0 {
-			continue // argv[0] is the program
-		}
-		if v, ok := strings.CutPrefix(a, "--model="); ok {
-			return v
-		}
-		if (a == "--model" || a == "-m") && i+1 < len(r.Cmd) {
-			return r.Cmd[i+1]
-		}
-	}
-	return ""
 }
 
 // isRangeRow reports whether a binding is a quoted range, the kind

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
@@ -88,10 +89,10 @@ func rangePlot(pc *check, b claims.Binding) *finding.Plot {
 // runs.
 func missingCold(pc *check, b claims.Binding) []string {
 	runs := b.Row.MetricRuns(pc.Env)
-	var colds []Cold
+	var colds []facts.Cold
 	for _, name := range runs {
 		if r := pc.runs[name]; r != nil {
-			if c, ok := ColdOf(r); ok && !slices.Contains(colds, c) {
+			if c, ok := facts.ColdOf(r); ok && !slices.Contains(colds, c) {
 				colds = append(colds, c)
 			}
 		}

@@ -132,7 +132,7 @@ func claimsDivisors(p *analysis.Pass, t *claims.Table) int {
 	n := 0
 	for _, row := range t.Rows {
 		for _, e := range row.Sources {
-			walkExpr(e, func(x *claims.Expr) {
+			e.Walk(func(x *claims.Expr) {
 				if x.Op != claims.OpCall || x.Name != "div" || len(x.Args) != 2 {
 					return
 				}
@@ -157,13 +157,6 @@ func claimsDivisors(p *analysis.Pass, t *claims.Table) int {
 		}
 	}
 	return n
-}
-
-func walkExpr(e *claims.Expr, f func(*claims.Expr)) {
-	f(e)
-	for _, a := range e.Args {
-		walkExpr(a, f)
-	}
 }
 
 // derived is where the runner derives a field: the statement's lines,

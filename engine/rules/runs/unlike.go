@@ -227,21 +227,16 @@ const PrintedPrefix = "printed "
 // settings; nil for a measurement printed without one.
 func printedConfig(row *claims.Row, run string, ms *tail.Metrics) []runconf.Setting {
 	var out []runconf.Setting
-	var walk func(e *claims.Expr)
-	walk = func(e *claims.Expr) {
-		if e.Op == claims.OpMetric && e.Run == run {
-			if m, ok := claims.Lookup(ms, e.Metric); ok {
-				for _, f := range m.Config() {
-					out = append(out, runconf.Setting{Name: PrintedPrefix + f.Key, Value: f.Value})
+	for _, src := range row.Sources {
+		src.Walk(func(e *claims.Expr) {
+			if e.Op == claims.OpMetric && e.Run == run {
+				if m, ok := claims.Lookup(ms, e.Metric); ok {
+					for _, f := range m.Config() {
+						out = append(out, runconf.Setting{Name: PrintedPrefix + f.Key, Value: f.Value})
+					}
 				}
 			}
-		}
-		for _, a := range e.Args {
-			walk(a)
-		}
-	}
-	for _, e := range row.Sources {
-		walk(e)
+		})
 	}
 	return out
 }

@@ -183,10 +183,6 @@ func coldPairs(p *analysis.Pass, cfg KLDConfig) error {
 		return fmt.Errorf("%s: %w", spec.Claims, err)
 	}
 	snap := p.Snap
-	flags := cfg.ModelFlags
-	if len(flags) == 0 {
-		flags = []string{"--model", "-m"}
-	}
 	ms := facts.RunMetrics.Of(p)
 	// The first run on each model file, among the runs like the cold set's
 	// (the engine's runs, not a baseline's): those with every metric the
@@ -198,16 +194,15 @@ func coldPairs(p *analysis.Pass, cfg KLDConfig) error {
 		if len(shared) == 0 || !hasAll(ms[r.Name], shared) {
 			continue
 		}
-		for i := 0; i+1 < len(r.Cmd); i++ {
-			if !slices.Contains(flags, r.Cmd[i]) {
-				continue
-			}
-			if !slices.Contains(used, r.Cmd[i]) {
-				used = append(used, r.Cmd[i])
-			}
-			if _, ok := first[r.Cmd[i+1]]; !ok {
-				first[r.Cmd[i+1]] = r.Name
-			}
+		model, flag := r.ModelFile(cfg.ModelFlags...)
+		if model == "" {
+			continue
+		}
+		if !slices.Contains(used, flag) {
+			used = append(used, flag)
+		}
+		if _, ok := first[model]; !ok {
+			first[model] = r.Name
 		}
 	}
 	fd := checkColdSet(spec.Claims, cfg.ColdSet, set.Line, cold, first)
