@@ -177,7 +177,7 @@ func goList(t *testing.T, args ...string) []string {
 // the finding type and the snapshot's data model (as go/analysis imports
 // go/ast and go/types), and engine/names for the "did you mean" of the spec
 // file's errors; never a parser.
-var driverDeps = []string{"engine/archive", "engine/checkout", "engine/finding", "engine/jsontree", "engine/names", "engine/num", "engine/snapfs"}
+var driverDeps = []string{"engine/archive", "engine/checkout", "engine/finding", "engine/jsontree", "engine/num", "engine/snapfs"}
 
 // TestDriverImportsNoParser: engine/analysis depends on the data model
 // alone; inputs that need a parser are input analyzers in engine/facts.

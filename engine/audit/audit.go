@@ -34,10 +34,13 @@ func Load(root string) (*Context, error) { return LoadLimits(root, snapfs.Limits
 // the flag raising it.
 func LoadLimits(root string, lim snapfs.Limits) (*Context, error) {
 	snap, err := archive.LoadLimits(root, lim)
+	if ce, ok := errors.AsType[*checkout.Error](err); ok && ce.Unknown != "" {
+		ce.Suggest = names.DidYouMean(ce.Unknown, ce.Known)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := snap.Spec.CheckNames(knownNames()); err != nil {
+	if err := snap.Spec.CheckNames(knownNames(), names.DidYouMean); err != nil {
 		return nil, err
 	}
 	d := analysis.NewDriver(snap)

@@ -65,7 +65,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/strataspec/strataspec/engine/names"
 	"io"
 	"maps"
 	"path"
@@ -442,13 +441,23 @@ type Error struct {
 	File string
 	Line int
 	Msg  string
+	// Unknown is a name the file gives that the format does not know (a
+	// key), and Known the names it could have meant: the caller that
+	// prints the error may set Suggest (engine/names' DidYouMean), so that
+	// checkout, which the analysis driver imports, imports no more. Hint
+	// follows the suggestion.
+	Unknown string
+	Known   []string
+	Suggest string
+	Hint    string
 }
 
 func (e *Error) Error() string {
+	msg := e.Msg + e.Suggest + e.Hint
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
 	}
-	return e.File + ": " + e.Msg
+	return e.File + ": " + msg
 }
 
 // Parse reads a spec file's bytes. file names it in errors.
@@ -512,7 +521,8 @@ func (s *Spec) jsonError(data []byte, err error) error {
 		if i := strings.LastIndex(key, "."); i >= 0 {
 			key = key[i+1:]
 		}
-		return &Error{File: s.Path, Line: s.lineOfKey(key), Msg: fmt.Sprintf("unknown key %q%s (see the engine/checkout package doc for the spec format)", m[1], names.DidYouMean(key, specKeys()))}
+		return &Error{File: s.Path, Line: s.lineOfKey(key), Msg: fmt.Sprintf("unknown key %q", m[1]),
+			Unknown: key, Known: specKeys(), Hint: " (see the engine/checkout package doc for the spec format)"}
 	}
 	return &Error{File: s.Path, Msg: err.Error()}
 }
@@ -853,20 +863,23 @@ func Load(fsys *snapfs.FS) (*Spec, error) {
 // known lists the rules and the rule families ("cache" for cache.*). A
 // misspelt key would otherwise leave a rule without its settings, or a
 // finding without its id, in silence; the error names the nearest known
-// name.
-func (s *Spec) CheckNames(known []string) error {
+// name (suggest, engine/names' DidYouMean, gives it; nil for none).
+func (s *Spec) CheckNames(known []string, suggest func(name string, known []string) string) error {
+	if suggest == nil {
+		suggest = func(string, []string) string { return "" }
+	}
 	for _, name := range slices.Sorted(maps.Keys(s.Rules)) {
 		if strings.HasPrefix(name, "_") {
 			continue // set aside: "_parity" keeps settings a rule does not read
 		}
 		if !slices.Contains(known, name) {
-			return s.RuleErrorf(name, "no rule or rule family has this name%s", names.DidYouMean(name, known))
+			return s.RuleErrorf(name, "no rule or rule family has this name%s", suggest(name, known))
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(s.IDs)) {
 		rule, _, _ := strings.Cut(key, "/")
 		if !slices.Contains(known, rule) {
-			return &Error{File: s.Path, Line: s.lineOfKey(key), Msg: fmt.Sprintf("ids: %q names no rule%s", key, names.DidYouMean(rule, known))}
+			return &Error{File: s.Path, Line: s.lineOfKey(key), Msg: fmt.Sprintf("ids: %q names no rule%s", key, suggest(rule, known))}
 		}
 	}
 	return nil

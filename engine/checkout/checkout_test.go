@@ -1,6 +1,7 @@
 package checkout
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/strataspec/strataspec/engine/snapfs"
+
+	"github.com/strataspec/strataspec/engine/names"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -162,7 +165,7 @@ func TestCheckNames(t *testing.T) {
 	for _, tt := range tests {
 		s, err := Parse(File, []byte(tt.spec))
 		require.NoError(t, err)
-		err = s.CheckNames(known)
+		err = s.CheckNames(known, names.DidYouMean)
 		if tt.msg == "" {
 			assert.NoError(t, err, "CheckNames(%s)", tt.spec)
 			continue
@@ -230,6 +233,9 @@ func TestFormatErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := Parse(File, []byte(tt.spec))
+		if e, ok := errors.AsType[*Error](err); ok && e.Unknown != "" {
+			e.Suggest = names.DidYouMean(e.Unknown, e.Known) // as audit.Load does
+		}
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: Parse(%s) = %v; want an error containing %q", tt.name, tt.spec, err, tt.want)
 		}
