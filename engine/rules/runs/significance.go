@@ -8,7 +8,6 @@ import (
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/strataspec/strataspec/engine/rules/plan"
 )
 
 // Significance judges every claims row that compares two runs' metrics (an
@@ -21,12 +20,13 @@ import (
 // is the cold first run on its model file (a cold run against a warm one
 // measures the page cache, not the change).
 var Significance = &analysis.Analyzer{
-	Name:   "compare.significance",
-	Doc:    "a comparison of two runs' metrics is significant (Mann-Whitney U over repeated samples), or states a caveat; one run a side is a warning, a fail when one is a cold first run",
-	Family: analysis.FamilyRuns,
-	Fix:    "repeat the runs (llama-bench -r 5 and more) and compare the samples, or name a caveat (caveat=ID) the plan states beside the quote",
-	Uses:   []*analysis.Analyzer{facts.Gate.Analyzer},
-	Run:    runSignificance,
+	Name:     "compare.significance",
+	Doc:      "a comparison of two runs' metrics is significant (Mann-Whitney U over repeated samples), or states a caveat; one run a side is a warning, a fail when one is a cold first run",
+	Family:   analysis.FamilyRuns,
+	Fix:      "repeat the runs (llama-bench -r 5 and more) and compare the samples, or name a caveat (caveat=ID) the plan states beside the quote",
+	Requires: []*analysis.Analyzer{facts.ColdRuns.Analyzer},
+	Uses:     []*analysis.Analyzer{facts.Gate.Analyzer},
+	Run:      runSignificance,
 }
 
 func runSignificance(p *analysis.Pass) (any, error) {
@@ -35,7 +35,7 @@ func runSignificance(p *analysis.Pass) (any, error) {
 		return nil, analysis.NotApplicable("no %s", p.Spec.Plan)
 	}
 	cold := map[string]string{} // run → its model file, for the cold first runs
-	for c, run := range plan.FirstRuns(p.Snap) {
+	for c, run := range facts.ColdRuns.Of(p) {
 		cold[run] = c.Model
 	}
 	n := 0
