@@ -30,7 +30,7 @@ test:
 
 # The main job: audit the default snapshot (fixtures/m5).
 audit:
-	$(GO) run ./tools/audit
+	$(GO) run ./tools/strataspec
 
 # Rewrite golden files after a deliberate change; read `git diff golden/` before committing.
 golden:

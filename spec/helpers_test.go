@@ -10,7 +10,7 @@ import (
 )
 
 // auditFindings audits the snapshot at root with the rules named in ruleList
-// (comma-separated, as tools/audit's -rules takes them) and returns the
+// (comma-separated, as tools/strataspec's -rules takes them) and returns the
 // report's findings; a snapshot or rule that cannot be read fails the test.
 func auditFindings(t testing.TB, root, ruleList string) []finding.Finding {
 	t.Helper()

@@ -70,7 +70,7 @@ func TestHostileRecordedPaths(t *testing.T) {
 }
 
 // TestDeclaredPlanMustExist: a plan the spec names that is not there stops
-// the audit (exit 2 in tools/audit) instead of passing with the plan rules
+// the audit (exit 2 in tools/strataspec) instead of passing with the plan rules
 // not applied.
 func TestDeclaredPlanMustExist(t *testing.T) {
 	root := snaptest.CopyFixture(t, "llamacpp")

@@ -35,7 +35,7 @@ import (
 // finding), what the output must say, that no output holds content from
 // outside the snapshot, and that no run ends in a Go panic or stack dump.
 
-// auditBin builds tools/audit once for the suite.
+// auditBin builds tools/strataspec once for the suite.
 var auditBin = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "strataspec-hostile-")
 	if err != nil {
@@ -43,9 +43,9 @@ var auditBin = sync.OnceValues(func() (string, error) {
 	}
 	binDir = dir
 	bin := filepath.Join(dir, "audit")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/strataspec/strataspec/tools/audit").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/strataspec/strataspec/tools/strataspec").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("go build ./tools/audit: %v\n%s", err, out)
+		return "", fmt.Errorf("go build ./tools/strataspec: %v\n%s", err, out)
 	}
 	return bin, nil
 })

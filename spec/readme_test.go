@@ -38,7 +38,7 @@ func TestCIRunsREADMECommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range []string{"go run ./tools/audit", "make test"} {
+	for _, cmd := range []string{"go run ./tools/strataspec", "make test"} {
 		if !strings.Contains(string(readme), "    "+cmd) {
 			t.Errorf("README.md's quick start lacks %q", cmd)
 		}

@@ -10,14 +10,14 @@ import (
 )
 
 // TestGoldenReports pins the full audit report of each snapshot in every
-// format tools/audit prints: a rule that starts or stops reporting
+// format tools/strataspec prints: a rule that starts or stops reporting
 // something, or reports it differently, shows up as a diff; so does a change
 // of a format.
 func TestGoldenReports(t *testing.T) {
 	for _, snap := range []string{"m5-v3", "m5"} {
 		rep, err := audit.Audit("../fixtures/"+snap, "")
 		require.NoError(t, err)
-		// The root is printed as given; pin it as tools/audit prints it from
+		// The root is printed as given; pin it as tools/strataspec prints it from
 		// the repository root, which is also the path prefix of files in
 		// the github, sarif and junit formats.
 		rep.Root = "fixtures/" + snap

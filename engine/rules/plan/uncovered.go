@@ -112,7 +112,7 @@ func listOrNone(l []string) string {
 
 // Strict returns the findings with plan.uncovered's warnings about ungated
 // numbers, and plan.unsourced's about claims rows declared, not measured,
-// made failures (tools/audit -strict): a plan that has adopted the gate
+// made failures (tools/strataspec -strict): a plan that has adopted the gate
 // fails on any measurement-like number left outside it, and on any claim
 // no run printed.
 func Strict(fs []finding.Finding) []finding.Finding {

@@ -64,7 +64,7 @@ func planUnsourced(pc *check) []finding.Finding {
 		out = append(out, finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Line: u.Token.Line,
 			Quote: u.Token.Text, Raw: raw,
 			Message: fmt.Sprintf("%s: %s is unsourced: %s; %s", u.Place, u.Token.Text, why, raw),
-			Fix:     "bind it with a row in " + pc.Table.File + " (go run ./tools/audit -suggest proposes one), or correct it to the value its run printed"})
+			Fix:     "bind it with a row in " + pc.Table.File + " (go run ./tools/strataspec -suggest proposes one), or correct it to the value its run printed"})
 	}
 	for _, row := range pc.Table.Rows {
 		if why := row.Declared(); why != "" {

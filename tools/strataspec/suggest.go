@@ -47,7 +47,7 @@ func strictReport(rep *report.Report) *report.Report {
 // (suggestionsJSON); any other format but text is an error.
 func runSuggest(stdout, stderr io.Writer, root, format string) int {
 	if format != "text" && format != "json" {
-		fmt.Fprintf(stderr, "audit: -suggest prints text or json, not %q\n", format)
+		fmt.Fprintf(stderr, "strataspec: -suggest prints text or json, not %q\n", format)
 		return 2
 	}
 	ctx, err := audit.Load(root)

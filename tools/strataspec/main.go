@@ -1,15 +1,15 @@
-// Command audit checks a strata checkout (or a fixture snapshot laid out like
+// Command strataspec checks a strata checkout (or a fixture snapshot laid out like
 // one) against its plan: every quoted number bound to the run that produced
 // it, every derived number recomputed from raw tails, and the engine's
 // invariants.
 //
 // Usage:
 //
-//	audit [-root DIR] [-format text|markdown|json|github|sarif|junit|html] [-rules a,b]
-//	      [-v] [-previous FILE] [-path-prefix PATH] [-strict] [-suggest]
-//	audit -metrics [-root DIR] [-format text|json] [RUN…]
-//	audit -list [-format text|json]
-//	audit -init DIR
+//	strataspec [-root DIR] [-format text|markdown|json|github|sarif|junit|html] [-rules a,b]
+//	           [-v] [-previous FILE] [-path-prefix PATH] [-strict] [-suggest]
+//	strataspec -metrics [-root DIR] [-format text|json] [RUN…]
+//	strataspec -list [-format text|json]
+//	strataspec -init DIR
 //
 // -strict fails the measurement-like numbers outside the claim sections
 // (rule plan.uncovered warns by default); -suggest prints PLAN.claims rows
@@ -42,7 +42,7 @@ func main() {
 const DefaultRoot = "fixtures/m5"
 
 func run(stdout, stderr io.Writer, args []string) int {
-	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	fs := flag.NewFlagSet("strataspec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	root := fs.String("root", DefaultRoot, "snapshot `dir`ectory (a strata checkout or a fixture)")
 	format := fs.String("format", "text", "output `format`: "+strings.Join(report.Formats(), ", "))
@@ -56,9 +56,9 @@ func run(stdout, stderr io.Writer, args []string) int {
 	rf.register(fs)
 	version := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: audit [-root DIR] [-format %s] [-rules a,b] [-v] [-previous FILE] [-path-prefix PATH] [-list] [-init DIR] [-strict] [-suggest]\n", strings.Join(report.Formats(), "|"))
-		fmt.Fprintf(stderr, "       audit -metrics [-root DIR] [-format text|json] [RUN...]\n")
-		fmt.Fprintf(stderr, "       audit -version\n\n")
+		fmt.Fprintf(stderr, "usage: strataspec [-root DIR] [-format %s] [-rules a,b] [-v] [-previous FILE] [-path-prefix PATH] [-list] [-init DIR] [-strict] [-suggest]\n", strings.Join(report.Formats(), "|"))
+		fmt.Fprintf(stderr, "       strataspec -metrics [-root DIR] [-format text|json] [RUN...]\n")
+		fmt.Fprintf(stderr, "       strataspec -version\n\n")
 		fmt.Fprint(stderr, usageText)
 		fmt.Fprintf(stderr, "\nflags:\n")
 		fs.PrintDefaults()
@@ -85,7 +85,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 		return 0
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "audit: unexpected arguments %q\n", fs.Args())
+		fmt.Fprintf(stderr, "strataspec: unexpected arguments %q\n", fs.Args())
 		fs.Usage()
 		return 2
 	}
@@ -106,7 +106,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 				return 2
 			}
 		default:
-			fmt.Fprintf(stderr, "audit: -list prints text or json, not %q\n", *format)
+			fmt.Fprintf(stderr, "strataspec: -list prints text or json, not %q\n", *format)
 			return 2
 		}
 		return 0
@@ -115,7 +115,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 		return runSuggest(stdout, stderr, *root, *format)
 	}
 	if !validFormat(*format) {
-		fmt.Fprintf(stderr, "audit: unknown -format %q (want one of %s)\n", *format, strings.Join(report.Formats(), ", "))
+		fmt.Fprintf(stderr, "strataspec: unknown -format %q (want one of %s)\n", *format, strings.Join(report.Formats(), ", "))
 		return 2
 	}
 	prev, err := rf.readPrevious()
@@ -157,14 +157,14 @@ const usageText = `Audit a strata checkout (or a folder of llama.cpp logs) again
 every number the plan quotes bound to the archived run that printed it.
 
 examples:
-  audit -root ~/strata                         audit a checkout; text report
-  audit -root ~/strata -format github          annotations for a pull request (+ job summary)
-  audit -root ~/strata -format sarif > a.sarif for GitHub code scanning
-  audit -root ~/strata -rules plan             the plan gate only
-  audit -root ~/strata -suggest                PLAN.claims rows for unsourced numbers
-  audit -root ~/strata -previous old.json      mark findings fixed, still or new
-  audit -metrics -root ~/strata                every metric of every run
-  audit -init ~/logs                           write a starter strataspec.json
+  strataspec -root ~/strata                         audit a checkout; text report
+  strataspec -root ~/strata -format github          annotations for a pull request (+ job summary)
+  strataspec -root ~/strata -format sarif > a.sarif for GitHub code scanning
+  strataspec -root ~/strata -rules plan             the plan gate only
+  strataspec -root ~/strata -suggest                PLAN.claims rows for unsourced numbers
+  strataspec -root ~/strata -previous old.json      mark findings fixed, still or new
+  strataspec -metrics -root ~/strata                every metric of every run
+  strataspec -init ~/logs                           write a starter strataspec.json
 
 exit codes:
   0  no fail finding (verdict PASS)
@@ -177,7 +177,7 @@ exit codes:
 // snapshot supplies is (report.Clean): a file name cannot forge a line or
 // a workflow command.
 func fail(stderr io.Writer, err error) {
-	fmt.Fprintf(stderr, "audit: %s\n", report.Clean(err.Error()))
+	fmt.Fprintf(stderr, "strataspec: %s\n", report.Clean(err.Error()))
 }
 
 func validFormat(f string) bool {

@@ -69,7 +69,7 @@ func runInit(stdout, stderr io.Writer, dir string) int {
 	for _, s := range said {
 		fmt.Fprintf(stdout, "  %s\n", report.Clean(s))
 	}
-	fmt.Fprintf(stdout, "read it, correct it, then: go run ./tools/audit -metrics -root %s   (to write PLAN.claims rows)\n", report.Clean(dir))
+	fmt.Fprintf(stdout, "read it, correct it, then: go run ./tools/strataspec -metrics -root %s   (to write PLAN.claims rows)\n", report.Clean(dir))
 	return 0
 }
 

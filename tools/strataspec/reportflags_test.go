@@ -153,7 +153,7 @@ func TestPathsFromRepositoryRoot(t *testing.T) {
 		args []string
 		want string
 	}{
-		// ../../fixtures/m5-v3 from tools/audit is fixtures/m5-v3 in the repository
+		// ../../fixtures/m5-v3 from tools/strataspec is fixtures/m5-v3 in the repository
 		{[]string{"-format", "sarif"}, `"uri": "fixtures/m5-v3/PLAN.md"`},
 		{[]string{"-format", "github"}, "::error file=fixtures/m5-v3/PLAN.md,line=577,"},
 		{[]string{"-format", "junit"}, `name="F11 fixtures/m5-v3/PLAN.md:578 `},
