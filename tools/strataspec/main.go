@@ -78,9 +78,16 @@ func run(stdout, stderr io.Writer, args []string) int {
 		return 2
 	}
 	if *metrics {
-		if err := listMetrics(stdout, *root, *format, fs.Args()); err != nil {
+		nerr, err := listMetrics(stdout, *root, *format, fs.Args())
+		if err != nil {
 			fail(stderr, err)
 			return 2
+		}
+		if nerr > 0 {
+			// An output with a malformed metric line is not understood in
+			// full: a finding (runs.parse), so exit 1 as the audit would.
+			fmt.Fprintf(stderr, "strataspec: -metrics listed %d parse error(s); the audit reports them under runs.parse\n", nerr)
+			return 1
 		}
 		return 0
 	}

@@ -43,14 +43,16 @@ type metricsEntry struct {
 }
 
 // listMetrics prints the metrics of the named runs (every run, then every
-// record beside the results, when names is empty) of the snapshot at root.
-func listMetrics(stdout io.Writer, root, format string, names []string) error {
+// record beside the results, when names is empty) of the snapshot at root,
+// and returns how many parse errors it listed with them: an output with a
+// malformed metric line is not read in full, so the caller exits non-zero.
+func listMetrics(stdout io.Writer, root, format string, names []string) (int, error) {
 	if format != "text" && format != "json" {
-		return fmt.Errorf("-metrics prints -format text or json, not %q", format)
+		return 0, fmt.Errorf("-metrics prints -format text or json, not %q", format)
 	}
 	ctx, err := audit.Load(root)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if len(names) == 0 {
 		for _, r := range ctx.Snap.Runs {
@@ -69,14 +71,18 @@ func listMetrics(stdout io.Writer, root, format string, names []string) error {
 	for _, name := range names {
 		ms, ok := ctx.Metrics[name]
 		if !ok {
-			return fmt.Errorf("no run %q in %s (-metrics without names lists every run)", name, root)
+			return 0, fmt.Errorf("no run %q in %s (-metrics without names lists every run)", name, root)
 		}
 		out = append(out, listing(name, ms))
+	}
+	nerr := 0
+	for _, r := range out {
+		nerr += len(r.Errors)
 	}
 	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return nerr, enc.Encode(struct {
 			Root string       `json:"root"`
 			Runs []metricsRun `json:"runs"`
 		}{root, out})
@@ -100,14 +106,14 @@ func listMetrics(stdout io.Writer, root, format string, names []string) error {
 		}
 	}
 	if err := tw.Flush(); err != nil {
-		return err
+		return 0, err
 	}
 	for _, r := range out {
 		for _, e := range r.Errors {
 			fmt.Fprintf(stdout, "error: %s: %s\n", report.Clean(r.Run), report.Clean(fmt.Sprint(e)))
 		}
 	}
-	return nil
+	return nerr, nil
 }
 
 func listing(name string, ms *tail.Metrics) metricsRun {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,5 +89,42 @@ func TestRunMetricsErrors(t *testing.T) {
 		if code := run(&stdout, &stderr, tt.args); code != 2 || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("run(%s) = %d, %q; want 2 and %q", tt.name, code, stderr.String(), tt.want)
 		}
+	}
+}
+
+// -metrics over an output with a malformed metric line lists the error and
+// exits 1, as the audit's runs.parse fails it: a listing that prints
+// "error:" must not look like a clean one to a script (it exited 0).
+func TestRunMetricsParseErrorExits1(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "runs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{".log", ".json"} {
+		b, err := os.ReadFile(fixtures + "/llamacpp/runs/cli_pythia14_b3761" + ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ext == ".log" {
+			b = append(b, "llama_perf_context_print:        eval time\n"...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "runs", "cli"+ext), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"-metrics", "-root", dir})
+	if code != 1 || !strings.Contains(stdout.String(), "error: ") || !strings.Contains(stderr.String(), "parse error") {
+		t.Errorf("run(-metrics) on a malformed log = %d, stdout %q, stderr %q; want 1, an error line and a parse-error count", code, stdout.String(), stderr.String())
+	}
+	// The same snapshot without the bad line lists cleanly.
+	b, _ := os.ReadFile(fixtures + "/llamacpp/runs/cli_pythia14_b3761.log")
+	if err := os.WriteFile(filepath.Join(dir, "runs", "cli.log"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"-metrics", "-root", dir}); code != 0 {
+		t.Errorf("run(-metrics) on the clean log = %d, %q; want 0", code, stderr.String())
 	}
 }
