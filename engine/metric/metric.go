@@ -84,7 +84,7 @@ var vocabulary = []Def{
 	d("cap_gb", "GB", "memory cap the plan checks against"),
 	// The engine's timings and cache.
 	m("init_ms", "ms", "engine start-up time"),
-	m("fill_gb", "GB", "bytes read to fill the arena"),
+	d("fill_gb", "GB", "bytes read to fill the arena"),
 	m("fill_s", "s", "time to fill the arena"),
 	m("fill_gb_s", "GB/s", "arena fill bandwidth"),
 	d("prompt_tokens", "tok", "prompt length in tokens"),
