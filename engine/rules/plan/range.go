@@ -19,7 +19,7 @@ var Range = newAnalyzer("plan.range",
 func planRange(pc *check) []finding.Finding {
 	var out []finding.Finding
 	const rule = "plan.range"
-	plots := map[string]*finding.Plot{} // one plot per quote and row, so that duplicates still dedupe
+	plots := plotCache{}
 	for _, b := range pc.Result.Bindings {
 		if !isRangeRow(b) {
 			continue
@@ -46,19 +46,29 @@ func planRange(pc *check) []finding.Finding {
 		default:
 			continue
 		}
-		key := fmt.Sprintf("%d:%d:%d", b.Row.Line, b.Token.Line, b.Token.Col)
-		if plots[key] == nil {
-			plots[key] = rangePlot(pc, b)
-		}
-		f.Plot = plots[key]
+		f.Plot = plots.of(pc, b)
 		out = append(out, f)
 	}
 	return dedupeFindings(out)
 }
 
-// rangePlot is the chart data of a quoted range: the quoted ends, and each
-// run of the set with its value, the cold first run on its model file
-// noted. It is nil when the source does not evaluate to runs.
+// plotCache holds one plot per row and quote, so that the findings of two
+// occurrences of a quote on one line (which share the plot pointer) still
+// dedupe.
+type plotCache map[string]*finding.Plot
+
+func (c plotCache) of(pc *check, b claims.Binding) *finding.Plot {
+	key := fmt.Sprintf("%d:%d:%d", b.Row.Line, b.Token.Line, b.Token.Col)
+	if _, ok := c[key]; !ok {
+		c[key] = rangePlot(pc, b)
+	}
+	return c[key]
+}
+
+// rangePlot is the chart data of a quote bound to a set of runs: the quoted
+// ends of a range (or the one quoted value), and each run of the set with
+// its value, the cold first run on its model file noted. It is nil when the
+// source does not evaluate to runs.
 func rangePlot(pc *check, b claims.Binding) *finding.Plot {
 	v, err := pc.Env.Eval(b.Row.Sources[0])
 	if err != nil || len(v.List) == 0 {

@@ -19,6 +19,7 @@ var Unsourced = newAnalyzer("plan.unsourced",
 func planUnsourced(pc *check) []finding.Finding {
 	var out []finding.Finding
 	const rule = "plan.unsourced"
+	plots := plotCache{}
 	if len(pc.Table.Sections) == 0 {
 		// A table that declares no claim section binds nothing and lets
 		// every number through: that is a gate switched off, not a pass.
@@ -52,7 +53,11 @@ func planUnsourced(pc *check) []finding.Finding {
 			if len(b.Notes) > 0 {
 				msg += "; " + strings.Join(b.Notes, "; ")
 			}
-			out = append(out, bindingFinding(pc, rule, b, finding.Fail, msg))
+			f := bindingFinding(pc, rule, b, finding.Fail, msg)
+			// a quote bound to the runs of a set (F14, F15) is drawn
+			// against them, as plan.range draws its ranges
+			f.Plot = plots.of(pc, b)
+			out = append(out, f)
 		}
 	}
 	for _, u := range pc.Result.Unbound {

@@ -25,7 +25,7 @@ var Significance = &analysis.Analyzer{
 	Family:   analysis.FamilyRuns,
 	Fix:      "repeat the runs (llama-bench -r 5 and more) and compare the samples, or name a caveat (caveat=ID) the plan states beside the quote",
 	Requires: []*analysis.Analyzer{facts.ColdRuns.Analyzer},
-	Uses:     []*analysis.Analyzer{facts.Gate.Analyzer},
+	Uses:     []*analysis.Analyzer{facts.Gate.Analyzer, facts.RunMetrics.Analyzer},
 	Run:      runSignificance,
 }
 
@@ -34,7 +34,8 @@ func runSignificance(p *analysis.Pass) (any, error) {
 	if !ok {
 		return nil, analysis.NotApplicable("no %s", p.Spec.Plan)
 	}
-	cold := map[string]string{} // run → its model file, for the cold first runs
+	ms, _ := facts.RunMetrics.Lookup(p) // the charts' values; a plan check implies them
+	cold := map[string]string{}         // run → its model file, for the cold first runs
 	for c, run := range facts.ColdRuns.Of(p) {
 		cold[run] = c.Model
 	}
@@ -55,6 +56,7 @@ func runSignificance(p *analysis.Pass) (any, error) {
 		n++
 		fd := finding.Finding{Severity: finding.Pass, Check: "samples", File: pc.Doc.File, Line: b.Token.Line, Quote: b.Token.Text,
 			Raw: b.Raw, Source: fmt.Sprintf("%s:%d", pc.Table.File, b.Row.Line), ID: b.Row.ID}
+		fd.Plot = comparePlot(comparison{row: b.Row, line: b.Token.Line, runs: pair, quoted: partValues(b.Token)}, ms)
 		stated := statedCaveats(pc, b.Row)
 		switch s := b.Significance; {
 		case s != nil && s.Passed():

@@ -11,6 +11,7 @@ import (
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/runconf"
 	"github.com/strataspec/strataspec/engine/tail"
 )
@@ -85,9 +86,10 @@ func (s UnlikeSettings) validate(spec *checkout.Spec) error {
 
 // comparison is one claims row that compares runs, at one place in the plan.
 type comparison struct {
-	row  *claims.Row
-	line int // line of the quote in the plan
-	runs []string
+	row    *claims.Row
+	line   int // line of the quote in the plan
+	runs   []string
+	quoted []float64 // the numbers of the quote
 }
 
 func runUnlike(p *analysis.Pass) (any, error) {
@@ -115,7 +117,7 @@ func runUnlike(p *analysis.Pass) (any, error) {
 			continue
 		}
 		seen[key] = true
-		comps = append(comps, comparison{row: b.Row, line: b.Token.Line, runs: runs})
+		comps = append(comps, comparison{row: b.Row, line: b.Token.Line, runs: runs, quoted: partValues(b.Token)})
 	}
 	sort.SliceStable(comps, func(i, j int) bool { return comps[i].line < comps[j].line })
 	for _, cmp := range comps {
@@ -132,6 +134,7 @@ func runUnlike(p *analysis.Pass) (any, error) {
 		}
 		if fd.Severity == finding.Pass {
 			compare(&fd, pc, cmp, cs, cfg)
+			fd.Plot = comparePlot(cmp, ms)
 		}
 		p.Report(fd)
 	}
@@ -203,6 +206,69 @@ func compare(fd *finding.Finding, pc *facts.PlanCheck, cmp comparison, cs []runc
 		fd.Severity = finding.Fail
 		fd.Message = fmt.Sprintf("%s is not like for like: %s; no caveat is stated%s", row.Quote, problems, purpose)
 	}
+}
+
+// comparePlot is the chart data of a comparison: one series per run, the
+// values of the metrics the row reads of it (each sample of a metric that
+// repeats its measurement), and the quoted numbers when
+// the quote has one per run read as printed (an arrow pair of RUN:METRIC;
+// a ratio's, a change's or a derivation's number is not on the runs' axis). It is nil when the row reads no metric
+// or its metrics differ in unit, which one axis cannot show.
+func comparePlot(cmp comparison, ms map[string]*tail.Metrics) *finding.Plot {
+	p := &finding.Plot{Kind: "compare"}
+	units := map[string]bool{}
+	for _, run := range cmp.runs {
+		for _, src := range cmp.row.Sources {
+			src.Walk(func(e *claims.Expr) {
+				if e.Op != claims.OpMetric || e.Run != run {
+					return
+				}
+				m, ok := claims.Lookup(ms[run], e.Metric)
+				if !ok {
+					return
+				}
+				units[m.Unit] = true
+				p.Unit = m.Unit
+				label := run + ":" + e.Metric
+				samples := m.Samples()
+				if len(samples) < 2 {
+					p.Points = append(p.Points, finding.Point{Series: run, Label: label, Value: m.Value()})
+					return
+				}
+				for i, v := range samples { // repeated measurements: one point each
+					p.Points = append(p.Points, finding.Point{Series: run, Label: fmt.Sprintf("%s sample %d", label, i+1), Value: v})
+				}
+			})
+		}
+	}
+	if len(p.Points) == 0 || len(units) != 1 {
+		return nil
+	}
+	if len(cmp.quoted) == len(cmp.runs) && bareMetrics(cmp.row) {
+		p.Quoted = cmp.quoted
+	}
+	return p
+}
+
+// partValues returns the numbers of a quote.
+func partValues(t plan.Token) []float64 {
+	out := make([]float64, 0, len(t.Parts))
+	for _, q := range t.Parts {
+		out = append(out, q.Value)
+	}
+	return out
+}
+
+// bareMetrics reports whether every source of a row reads a metric as it
+// was printed (RUN:METRIC), so that the quote is on the metrics' axis; a
+// derivation (a per-token figure, a ratio) is not.
+func bareMetrics(row *claims.Row) bool {
+	for _, src := range row.Sources {
+		if src.Op != claims.OpMetric {
+			return false
+		}
+	}
+	return true
 }
 
 // binaryIdentity says how the runs' binaries were found the same: by
