@@ -2,7 +2,10 @@
 // severity, a place, the quoted text, the raw values and a message.
 package finding
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Severity orders findings: Pass < Warn < Fail. The zero value is invalid:
 // a finding that forgets its severity is neither a pass nor a fail, and the
@@ -78,6 +81,15 @@ type Plot struct {
 	Quoted []float64 `json:"quoted,omitempty"` // the plan's numbers, as quoted
 	Unit   string    `json:"unit,omitempty"`
 	Points []Point   `json:"points"`
+}
+
+// Add appends a point to the plot, unless its value is not a finite number
+// (a damaged tail's NaN), which no axis can place and JSON cannot encode.
+func (p *Plot) Add(pt Point) {
+	if math.IsNaN(pt.Value) || math.IsInf(pt.Value, 0) {
+		return
+	}
+	p.Points = append(p.Points, pt)
 }
 
 // Point is one value behind a plot: a run's metric or one sample.

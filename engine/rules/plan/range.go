@@ -87,7 +87,7 @@ func rangePlot(pc *check, b claims.Binding) *finding.Plot {
 		if cold[it.Run] {
 			pt.Note = "cold first run"
 		}
-		p.Points = append(p.Points, pt)
+		p.Add(pt)
 	}
 	return p
 }

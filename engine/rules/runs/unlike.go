@@ -232,11 +232,11 @@ func comparePlot(cmp comparison, ms map[string]*tail.Metrics) *finding.Plot {
 				label := run + ":" + e.Metric
 				samples := m.Samples()
 				if len(samples) < 2 {
-					p.Points = append(p.Points, finding.Point{Series: run, Label: label, Value: m.Value()})
+					p.Add(finding.Point{Series: run, Label: label, Value: m.Value()})
 					return
 				}
 				for i, v := range samples { // repeated measurements: one point each
-					p.Points = append(p.Points, finding.Point{Series: run, Label: fmt.Sprintf("%s sample %d", label, i+1), Value: v})
+					p.Add(finding.Point{Series: run, Label: fmt.Sprintf("%s sample %d", label, i+1), Value: v})
 				}
 			})
 		}
