@@ -175,9 +175,10 @@ func goList(t *testing.T, args ...string) []string {
 
 // driverDeps are the project packages the analysis driver may depend on:
 // the finding type and the snapshot's data model (as go/analysis imports
-// go/ast and go/types), and engine/names for the "did you mean" of the spec
-// file's errors; never a parser.
-var driverDeps = []string{"engine/archive", "engine/checkout", "engine/finding", "engine/jsontree", "engine/num", "engine/snapfs"}
+// go/ast and go/types), and the two tables the spec file's declarations
+// are checked against (engine/metric, the vocabulary; engine/unit, the
+// units); never a parser.
+var driverDeps = []string{"engine/archive", "engine/checkout", "engine/finding", "engine/jsontree", "engine/metric", "engine/num", "engine/snapfs", "engine/unit"}
 
 // TestDriverImportsNoParser: engine/analysis depends on the data model
 // alone; inputs that need a parser are input analyzers in engine/facts.

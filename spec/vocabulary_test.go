@@ -7,7 +7,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/metric"
-	"github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/unit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,7 +27,7 @@ func TestReadersSpeakTheVocabulary(t *testing.T) {
 			switch {
 			case !ok:
 				t.Errorf("%s:%d: metric %q is not in the vocabulary (engine/metric)", src, m.Line, m.Name)
-			case plan.CanonUnit(d.Unit) != plan.CanonUnit(m.Unit):
+			case unit.Canon(d.Unit) != unit.Canon(m.Unit):
 				t.Errorf("%s:%d: metric %q in unit %q; the vocabulary says %q", src, m.Line, m.Name, m.Unit, d.Unit)
 			}
 		}
@@ -40,15 +40,28 @@ func TestReadersSpeakTheVocabulary(t *testing.T) {
 // TestREADMEVocabulary keeps README.md's metric table equal to the
 // vocabulary the code holds (metric.Markdown), row for row.
 func TestREADMEVocabulary(t *testing.T) {
+	readmeTable(t, "vocabulary", "metric.Markdown", metric.Markdown())
+}
+
+// TestREADMEUnits keeps README.md's unit table equal to the table the code
+// holds (unit.Markdown), row for row.
+func TestREADMEUnits(t *testing.T) {
+	readmeTable(t, "units", "unit.Markdown", unit.Markdown())
+}
+
+// readmeTable checks that README.md holds want between the markers
+// "<!-- NAME: begin (FUNC) -->" and "<!-- NAME: end -->".
+func readmeTable(t *testing.T, name, fn, want string) {
+	t.Helper()
 	b, err := os.ReadFile("../README.md")
 	require.NoError(t, err)
-	const begin, end = "<!-- vocabulary: begin (metric.Markdown) -->\n", "<!-- vocabulary: end -->"
+	begin, end := "<!-- "+name+": begin ("+fn+") -->\n", "<!-- "+name+": end -->"
 	readme := string(b)
 	i, j := strings.Index(readme, begin), strings.Index(readme, end)
 	if i < 0 || j < i {
-		t.Fatalf("README.md lacks the vocabulary table between %q and %q", strings.TrimSpace(begin), end)
+		t.Fatalf("README.md lacks the %s table between %q and %q", name, strings.TrimSpace(begin), end)
 	}
-	if got, want := readme[i+len(begin):j], metric.Markdown(); got != want {
-		t.Errorf("README.md's vocabulary table differs from metric.Markdown(); replace it with:\n%s", want)
+	if got := readme[i+len(begin) : j]; got != want {
+		t.Errorf("README.md's %s table differs from %s(); replace it with:\n%s", name, fn, want)
 	}
 }

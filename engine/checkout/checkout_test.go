@@ -33,6 +33,10 @@ func TestParseErrors(t *testing.T) {
 		{"trailing data", "{}\n{}", 2, "unexpected data"},
 		{"source language", "{\"sources\": [\n{\"glob\": \"src/**\", \"language\": \"cobol\"}]}", 2, `unknown language "cobol"`},
 		{"source outside", "{\"sources\": [\n{\"glob\": \"../src/**\"}]}", 2, "relative path inside the checkout"},
+		{"unknown unit", "{\"formats\": {\"f\": [{\"pattern\": \"(?P<v>.*)\",\n\"metrics\": {\"v\": {\"name\": \"decode_ms\", \"unit\": \"msec\"}}}]}}", 2, `formats.f[0].metrics.v.unit: unit "msec": column 1: unknown unit "msec"`},
+		{"unit of another dimension", "{\"formats\": {\"f\": [{\"pattern\": \"(?P<v>.*)\",\n\"metrics\": {\"v\": {\"name\": \"decode_ms\", \"unit\": \"MB\"}}}]}}", 2, "the vocabulary reads decode_ms in ms"},
+		{"renamed unit", "{\"formats\": {\"g\": {\"wrap\": \"strata\",\n\"metrics\": {\"x\": {\"name\": \"x\", \"unit\": \"gb\"}}}}}", 2, "case-sensitive: GB"},
+		{"record field unit", "{\"results\": [{\"file\": \"r.json\", \"fields\": {\"metrics\":\n{\"vm.swap\": {\"name\": \"swapout_mib\", \"unit\": \"ms\"}}}}]}", 2, "results[0].fields.metrics.vm.swap.unit"},
 	}
 	for _, tt := range tests {
 		_, err := Parse("strataspec.json", []byte(tt.data))

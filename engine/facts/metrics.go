@@ -74,7 +74,8 @@ var RecordMetrics = analysis.NewInput("record metrics", "the parsed records besi
 // ParseRun parses a run's tail in the format the spec gives its program
 // (engine/format: a built-in, or a format the spec file declares), and adds
 // the record fields the spec maps to metrics (archive.Run.Metrics, line 0:
-// they are not in the tail).
+// they are not in the tail); every metric is in its vocabulary unit
+// (format.Normalize).
 func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 	if spec == nil {
 		spec = checkout.Default()
@@ -86,6 +87,9 @@ func parseRun(reg *format.Registry, r *archive.Run) *tail.Metrics {
 	ms := parseOutput(reg, r)
 	for _, m := range r.Metrics { // record fields the spec reads as metrics; not on a tail line
 		ms.Add(tail.Metric{Name: m.Name, Num: m.Num, Unit: m.Unit})
+	}
+	if len(r.Metrics) > 0 {
+		format.Normalize(ms) // the fields' units, as the output's are
 	}
 	return ms
 }

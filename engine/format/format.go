@@ -18,6 +18,7 @@
 package format
 
 import (
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -25,7 +26,9 @@ import (
 
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/llamacpp"
+	"github.com/strataspec/strataspec/engine/metric"
 	"github.com/strataspec/strataspec/engine/tail"
+	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // Built-in format names.
@@ -53,8 +56,13 @@ type Format struct {
 	echo  bool // the output echoes its prompt (llama-cli's "> …")
 }
 
-// Parse reads text (from source, for messages) into metrics.
-func (f *Format) Parse(source, text string) *tail.Metrics { return f.parse(source, text) }
+// Parse reads text (from source, for messages) into metrics, each in its
+// vocabulary unit (see Normalize).
+func (f *Format) Parse(source, text string) *tail.Metrics {
+	ms := f.parse(source, text)
+	Normalize(ms)
+	return ms
+}
 
 // EchoesPrompt reports whether the format's outputs echo the prompt they
 // were given (llama.cpp's CLI), so that the echo can be checked against the
@@ -207,4 +215,57 @@ func StripPrefix(text string, prefix *regexp.Regexp) string {
 		text = rest
 	}
 	return b.String()
+}
+
+// Normalize puts every metric of ms that the vocabulary names into the
+// vocabulary's unit: a GPU time read in µs/tok, where the vocabulary says
+// ms/tok, becomes ms/tok, its printed precision moved with it (1,234.5 µs/tok
+// is 1.2345 ms/tok). A metric in another spelling of the same unit ("tokens"
+// for "tok") is kept as read. A unit the table does not know, or one of
+// another dimension than the vocabulary's (MB for a time), is an error at
+// the metric's line, and the metric is left out: no rule reads a number in
+// a unit it does not hold. Metrics without a unit, and those the vocabulary
+// does not name, are kept as read.
+func Normalize(ms *tail.Metrics) {
+	if ms == nil {
+		return
+	}
+	keep := ms.List[:0]
+	for _, m := range ms.List {
+		if err := toVocabulary(&m); err != nil {
+			ms.Errors = append(ms.Errors, &tail.Error{File: ms.Source, Line: m.Line, Msg: fmt.Sprintf("metric %s = %s %s: %v", m.Name, m.Num.Text, m.Unit, err)})
+			continue
+		}
+		keep = append(keep, m)
+	}
+	clear(ms.List[len(keep):])
+	ms.List = keep
+}
+
+// toVocabulary converts m into its vocabulary unit.
+func toVocabulary(m *tail.Metric) error {
+	if m.Unit == "" {
+		return nil
+	}
+	d, ok := metric.Lookup(m.Name)
+	if !ok || d.Unit == "" || d.Unit == m.Unit {
+		return nil
+	}
+	from, err := unit.Parse(m.Unit)
+	if err != nil {
+		return err
+	}
+	to, err := unit.Parse(d.Unit)
+	if err != nil {
+		return fmt.Errorf("the vocabulary's unit: %w", err)
+	}
+	if from == to {
+		return nil
+	}
+	n, err := unit.ConvertNumber(m.Num, from, to)
+	if err != nil {
+		return fmt.Errorf("the vocabulary reads %s in %s: %w", m.Name, d.Unit, err)
+	}
+	m.Num, m.Unit = n, d.Unit
+	return nil
 }

@@ -6,7 +6,10 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/metric"
+	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/tail"
+	"github.com/strataspec/strataspec/engine/unit"
 )
 
 const glogPrefix = `^[IWEF]\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d+ +\\d+ [^\\]]+\\] `
@@ -79,5 +82,65 @@ func TestRename(t *testing.T) {
 	}
 	if f.EchoesPrompt() || !r.byName[LlamaCpp].EchoesPrompt() {
 		t.Error("EchoesPrompt: want llama.cpp's true and a pattern format's false")
+	}
+}
+
+// TestNormalize: a declared format that reads a vocabulary metric in
+// another unit of its dimension yields it in the vocabulary's unit, its
+// printed precision moved with the decimal point; a metric the vocabulary
+// does not name keeps its unit.
+func TestNormalize(t *testing.T) {
+	r := registry(t, `{"gpu": [
+		{"pattern": "^gpu (?P<v>[0-9.,]+) us/tok$", "metrics": {"v": {"name": "t1_gpu_ms_per_tok", "unit": "µs/tok"}}},
+		{"pattern": "^fill (?P<v>[0-9.]+) MB/s$", "metrics": {"v": {"name": "fill_gb_s", "unit": "MB/s"}}},
+		{"pattern": "^own (?P<v>[0-9.]+) us$", "metrics": {"v": {"name": "own_us", "unit": "µs"}}},
+		{"pattern": "^n (?P<v>[0-9]+) tokens$", "metrics": {"v": {"name": "decode_tokens", "unit": "tokens"}}}]}`)
+	f, _ := r.Get("gpu")
+	ms := f.Parse("x", "gpu 1,234.5 us/tok\nfill 6100 MB/s\nown 250 us\nn 64 tokens\n")
+	if got, want := names(ms), "t1_gpu_ms_per_tok=1.2345ms/tok fill_gb_s=6.100GB/s own_us=250µs decode_tokens=64tokens"; got != want {
+		t.Errorf("gpu.Parse = %q; want %q", got, want)
+	}
+	if m, _ := ms.Get("t1_gpu_ms_per_tok"); m.Value() != 1.2345 || m.Num.Decimals != 4 || m.Line != 1 {
+		t.Errorf("t1_gpu_ms_per_tok = %v (%d decimals, line %d); want 1.2345 (4, line 1)", m.Value(), m.Num.Decimals, m.Line)
+	}
+	if len(ms.Errors) != 0 {
+		t.Errorf("gpu.Parse errors = %v; want none", ms.Errors)
+	}
+}
+
+// TestNormalizeErrors: a metric in a unit the table does not hold, or in
+// one that does not convert into the vocabulary's, is an error at its line
+// and is not kept (a reader that bypasses the spec's checks, as a built-in
+// parser could).
+func TestNormalizeErrors(t *testing.T) {
+	ms := &tail.Metrics{Source: "runs/a.log", List: []tail.Metric{
+		{Name: "decode_ms", Num: num.MustParse("3.5"), Unit: "MB", Line: 3},
+		{Name: "init_ms", Num: num.MustParse("356.06"), Unit: "msec", Line: 4},
+		{Name: "prefill_ms", Num: num.MustParse("2"), Unit: "s", Line: 5},
+	}}
+	Normalize(ms)
+	if got, want := names(ms), "prefill_ms=2,000ms"; got != want {
+		t.Errorf("Normalize kept %q; want %q", got, want)
+	}
+	want := []string{
+		`runs/a.log:3: metric decode_ms = 3.5 MB: the vocabulary reads decode_ms in ms: unit: MB (bytes) does not convert to ms (time)`,
+		`runs/a.log:4: metric init_ms = 356.06 msec: unit "msec": column 1: unknown unit "msec"`,
+	}
+	var got []string
+	for _, e := range ms.Errors {
+		got = append(got, e.Error())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Normalize errors = %q; want %q", got, want)
+	}
+}
+
+// TestVocabularyUnits: every unit the vocabulary names is a unit of the
+// table, so a metric read in another spelling or scale converts into it.
+func TestVocabularyUnits(t *testing.T) {
+	for _, d := range metric.Vocabulary() {
+		if _, err := unit.Parse(d.Unit); err != nil {
+			t.Errorf("metric %s: unit.Parse(%q) = %v; want a unit of the table", d.Name, d.Unit, err)
+		}
 	}
 }

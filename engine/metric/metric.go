@@ -163,20 +163,27 @@ func Vocabulary() []Def { return slices.Clone(vocabulary) }
 // Lookup returns the definition of a metric name; a name with a dotted
 // prefix ("k512.max_abs_err") matches its family ("<config>.max_abs_err").
 func Lookup(name string) (Def, bool) {
-	for _, d := range vocabulary {
-		if d.Name == name {
-			return d, true
-		}
+	if d, ok := byName[name]; ok {
+		return d, true
 	}
 	if i := strings.IndexByte(name, '.'); i > 0 {
-		for _, d := range vocabulary {
-			if strings.HasPrefix(d.Name, family) && d.Name[len(family):] == name[i+1:] {
-				return d, true
-			}
+		if d, ok := byName[family+name[i+1:]]; ok {
+			return d, true
 		}
 	}
 	return Def{}, false
 }
+
+// byName indexes the vocabulary by name (a family under its "<config>."
+// name): a reader looks up every metric it yields, and a strata log yields
+// millions.
+var byName = func() map[string]Def {
+	m := make(map[string]Def, len(vocabulary))
+	for _, d := range vocabulary {
+		m[d.Name] = d
+	}
+	return m
+}()
 
 // Markdown returns the vocabulary as a Markdown table (name, unit, kind,
 // meaning): the table README.md carries.
