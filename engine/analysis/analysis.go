@@ -26,26 +26,12 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 )
 
-// Families group analyzers in reports, in the order a reader wants them.
-const (
-	FamilyPlan       = "plan"       // the plan gate: unsourced, stale, ranges, labels
-	FamilyRuns       = "runs"       // comparisons and the runner's own tables
-	FamilyInputs     = "inputs"     // inputs and provenance
-	FamilyInvariants = "invariants" // parity, arena, scratch, self-test, memory
-	FamilyCache      = "cache"      // page cache
-	FamilyTFKLD      = "tf-kld"     // teacher forcing and KLD
-	FamilyCode       = "code"       // literals in the sources
-)
-
 // Analyzer is one rule, or one input the rules read.
 type Analyzer struct {
 	// Name is the stable rule id reports carry, e.g. "plan.unsourced".
 	Name string
 	// Doc is one line for -list and the README.
 	Doc string
-	// Family groups the rule in reports (Family* constants); "" for an
-	// input analyzer.
-	Family string
 	// Fix is the default "what to fix" line for the rule's fail findings.
 	Fix string
 	// Metrics lists the metrics (engine/metric's vocabulary names) the
@@ -70,6 +56,14 @@ type Analyzer struct {
 }
 
 func (a *Analyzer) String() string { return a.Name }
+
+// Family returns the analyzer's rule family: its name up to the first dot
+// ("compare" for compare.unlike), or the whole name when it has none. A
+// family is one package under engine/rules, named as the family.
+func (a *Analyzer) Family() string {
+	fam, _, _ := strings.Cut(a.Name, ".")
+	return fam
+}
 
 // ErrNotApplicable is wrapped by the error of an analyzer whose input the
 // snapshot does not have: the report says it did not apply, and why.

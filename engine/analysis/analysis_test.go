@@ -21,7 +21,7 @@ func testDriver(t *testing.T) *Driver {
 }
 
 func analyzer(name string, run func(*Pass) (any, error), req ...*Analyzer) *Analyzer {
-	return &Analyzer{Name: name, Doc: name, Family: FamilyRuns, Fix: "fix " + name, Run: run, Requires: req}
+	return &Analyzer{Name: name, Doc: name, Fix: "fix " + name, Run: run, Requires: req}
 }
 
 func TestRunOrderAndResults(t *testing.T) {

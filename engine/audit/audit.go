@@ -219,7 +219,7 @@ func RunSelection(ctx *Context, sel Selection) (*report.Report, error) {
 		for _, r := range res {
 			fs = append(fs, r.Findings...)
 			a := r.Analyzer
-			infos = append(infos, report.RuleInfo{Name: a.Name, Doc: a.Doc, Family: a.Family, Fix: a.Fix,
+			infos = append(infos, report.RuleInfo{Name: a.Name, Doc: a.Doc, Section: all.Section(a), Fix: a.Fix,
 				Applied: r.NotApplied == "", Reason: r.NotApplied})
 		}
 	}

@@ -107,7 +107,7 @@ func TestRunErrorNamesRule(t *testing.T) {
 // family and fix, and whether it applied, with the reason when it did not.
 func TestRunRuleInfo(t *testing.T) {
 	ctx := &Context{Snap: &archive.Snapshot{Root: t.TempDir()}}
-	some := &analysis.Analyzer{Name: "some", Doc: "checks something", Family: analysis.FamilyRuns, Fix: "do it", Run: func(p *analysis.Pass) (any, error) {
+	some := &analysis.Analyzer{Name: "some", Doc: "checks something", Fix: "do it", Run: func(p *analysis.Pass) (any, error) {
 		p.Report(finding.Finding{Severity: finding.Pass, Message: "ok"})
 		return nil, nil
 	}}

@@ -5,6 +5,7 @@ package finding
 import (
 	"fmt"
 	"math"
+	"unicode/utf8"
 )
 
 // Severity orders findings: Pass < Warn < Fail. The zero value is invalid:
@@ -114,4 +115,17 @@ func (f Finding) String() string {
 		id = " " + f.ID
 	}
 	return fmt.Sprintf("%s: %s %s%s: %s", loc, f.Severity, f.Rule, id, f.Message)
+}
+
+// Clip shortens a line a finding quotes (a tail's line, say) to 120 bytes
+// at a character boundary, marking the cut with "…".
+func Clip(s string) string {
+	if len(s) <= 120 {
+		return s
+	}
+	n := 120
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

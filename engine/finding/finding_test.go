@@ -2,7 +2,9 @@ package finding
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSeverityText(t *testing.T) {
@@ -51,5 +53,17 @@ func TestZeroSeverityInvalid(t *testing.T) {
 	var s Severity
 	if err := s.UnmarshalText([]byte("")); err == nil {
 		t.Errorf("UnmarshalText(%q) = nil error; want an error", "")
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, s := range []string{strings.Repeat("é", 100), strings.Repeat("x", 121)} {
+		got := Clip(s)
+		if !strings.HasSuffix(got, "…") || !utf8.ValidString(got) || len(got) > 124 {
+			t.Errorf("Clip(%q) = %q; want at most 120 bytes at a character boundary and …", s, got)
+		}
+	}
+	if got := Clip("short"); got != "short" {
+		t.Errorf("Clip(%q) = %q; want it unchanged", "short", got)
 	}
 }

@@ -21,9 +21,9 @@ type entry struct {
 	Mark string
 }
 
-// group is the fails of one family.
+// group is the fails of one section.
 type group struct {
-	Family  string
+	Section Section
 	Entries []entry
 }
 
@@ -41,7 +41,7 @@ type ruleCount struct {
 }
 
 // digest is a report in the reader's order: what fails first, the unsourced
-// numbers as one table, then the other fails by family, the warnings, what
+// numbers as one table, then the other fails by section, the warnings, what
 // to fix, and the passes as counts.
 type digest struct {
 	Start      []entry // fails that say where to begin (a plan without claims), first of all
@@ -58,7 +58,7 @@ type digest struct {
 func (r *Report) digest() digest {
 	var d digest
 	unsourced := unsourcedRules()
-	byFam := map[string][]entry{}
+	bySection := map[Section][]entry{}
 	for i, f := range r.Findings {
 		e := entry{Finding: f, Mark: r.Previous.mark(i)}
 		switch {
@@ -73,24 +73,25 @@ func (r *Report) digest() digest {
 			// quote and is listed with its message among the other fails
 			d.Unsourced = append(d.Unsourced, e)
 		case f.Severity == finding.Fail:
-			fam := r.rule(f.Rule).Family
-			byFam[fam] = append(byFam[fam], e)
+			sec := r.rule(f.Rule).Section
+			bySection[sec] = append(bySection[sec], e)
 		case f.Severity == finding.Warn:
 			d.Warns = append(d.Warns, e)
 		}
 	}
-	for _, fam := range familyOrder() {
-		if len(byFam[fam]) > 0 {
-			d.Groups = append(d.Groups, group{Family: fam, Entries: byFam[fam]})
-			delete(byFam, fam)
+	for sec, es := range bySection {
+		d.Groups = append(d.Groups, group{Section: sec, Entries: es})
+	}
+	sort.Slice(d.Groups, func(i, j int) bool {
+		a, b := d.Groups[i].Section, d.Groups[j].Section
+		if a.rank() != b.rank() {
+			return a.rank() < b.rank()
 		}
-	}
-	for fam, es := range byFam { // families a rule's metadata names that the order does not
-		d.Groups = append(d.Groups, group{Family: fam, Entries: es})
-	}
-	// Warnings in family order, so that related lines sit together.
+		return a.tag() < b.tag()
+	})
+	// Warnings in section order, so that related lines sit together.
 	sort.SliceStable(d.Warns, func(i, j int) bool {
-		return familyRank(r.rule(d.Warns[i].Rule).Family) < familyRank(r.rule(d.Warns[j].Rule).Family)
+		return r.rule(d.Warns[i].Rule).Section.rank() < r.rule(d.Warns[j].Rule).Section.rank()
 	})
 	var all []entry
 	all = append(all, d.Start...)
@@ -193,9 +194,9 @@ func (c *Comparison) line() string {
 }
 
 // sections says how a format writes the lists that text, Markdown and HTML
-// share: the fails by family, the warnings and what to fix.
+// share: the fails by section, the warnings and what to fix.
 type sections struct {
-	failsHead           string // before the first family ("" for none)
+	failsHead           string // before the first section ("" for none)
 	groupHead           func(g group) string
 	warnsHead           func(n int) string
 	fixesHead           string
@@ -205,7 +206,7 @@ type sections struct {
 	fix                 func(fl fixLine) string
 }
 
-// writeSections writes the fails by family, the warnings and the fixes.
+// writeSections writes the fails by section, the warnings and the fixes.
 func writeSections(ew *errWriter, d digest, s sections) {
 	list := func(items []string) {
 		ew.printf("%s", s.listOpen)

@@ -31,7 +31,7 @@ func ghEscapeProperty(s string) string {
 // ghOrder returns the fail and warn findings in the order annotations show
 // them: fails before warnings; among the fails the numbers the plan quotes
 // that no run printed (plan.unsourced, then plan.range), then the other
-// fails in the report's family order; warnings in family order.
+// fails in the report's section order; warnings in section order.
 func (r *Report) ghOrder() (fails, warns []finding.Finding) {
 	rank := func(f finding.Finding) int {
 		switch {
@@ -42,7 +42,7 @@ func (r *Report) ghOrder() (fails, warns []finding.Finding) {
 		case f.Rule == "plan.range":
 			return 2
 		}
-		return 3 + familyRank(r.rule(f.Rule).Family)
+		return 3 + r.rule(f.Rule).Section.rank()
 	}
 	for _, f := range r.Findings {
 		switch f.Severity {

@@ -59,7 +59,7 @@ func (r *Report) writeHTML(w io.Writer, o Options) error {
 	writeSections(ew, d, sections{
 		failsHead: "<h2>Fails</h2>\n",
 		groupHead: func(g group) string {
-			return fmt.Sprintf("<h3>%s (%d)</h3>\n", esc(familyTitle(g.Family)), len(g.Entries))
+			return fmt.Sprintf("<h3>%s (%d)</h3>\n", esc(g.Section.title()), len(g.Entries))
 		},
 		warnsHead: func(n int) string { return fmt.Sprintf("<h2>Warnings (%d)</h2>\n", n) },
 		fixesHead: "<h2>What to fix</h2>\n",

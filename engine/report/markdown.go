@@ -120,7 +120,7 @@ func (r *Report) markdown(o Options, drop int, note string) string {
 	writeSections(ew, d, sections{
 		failsHead: "\n## Fails\n",
 		groupHead: func(g group) string {
-			return fmt.Sprintf("\n### %s (%d)\n\n", mdText(familyTitle(g.Family)), len(g.Entries))
+			return fmt.Sprintf("\n### %s (%d)\n\n", mdText(g.Section.title()), len(g.Entries))
 		},
 		warnsHead: func(n int) string { return fmt.Sprintf("\n## Warnings (%d)\n\n", n) },
 		fixesHead: "\n## What to fix\n\n",

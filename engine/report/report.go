@@ -43,10 +43,10 @@ type Report struct {
 
 // RuleInfo is what a report knows about a rule besides its findings.
 type RuleInfo struct {
-	Name   string // rule id, e.g. "plan.unsourced"
-	Doc    string // one line: what the rule checks
-	Family string // family id (Family* constants); "" for Family(Name)
-	Fix    string // default "what to fix" for its findings; "" for the report's table
+	Name    string  // rule id, e.g. "plan.unsourced"
+	Doc     string  // one line: what the rule checks
+	Section Section // where the report lists its fails; zero for "other"
+	Fix     string  // default "what to fix" for its findings; "" for the report's table
 	// Applied is false for a rule whose input the snapshot lacks; Reason
 	// says why.
 	Applied bool
@@ -98,9 +98,6 @@ func NewWithRules(root string, rules []RuleInfo, findings []finding.Finding) *Re
 	r.Summary.Rules, r.Summary.Applied = []string{}, []string{}
 	for i := range r.Rules {
 		ri := &r.Rules[i]
-		if ri.Family == "" {
-			ri.Family = Family(ri.Name)
-		}
 		r.Summary.Rules = append(r.Summary.Rules, ri.Name)
 		if !ri.Applied && ri.Reason == "" {
 			ri.Reason = NoFindingsReason
@@ -152,15 +149,15 @@ func sortedKeys(m map[string]bool) []string {
 // Failed reports whether any finding is a fail.
 func (r *Report) Failed() bool { return r.Summary.Fail > 0 }
 
-// rule returns the metadata of a rule, or a RuleInfo with only its name and
-// family for a rule the report was not told about.
+// rule returns the metadata of a rule, or a RuleInfo with only its name
+// (its section "other") for a rule the report was not told about.
 func (r *Report) rule(name string) RuleInfo {
 	for _, ri := range r.Rules {
 		if ri.Name == name {
 			return ri
 		}
 	}
-	return RuleInfo{Name: name, Family: Family(name), Applied: true}
+	return RuleInfo{Name: name, Applied: true}
 }
 
 // Options change how a report is written.

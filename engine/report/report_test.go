@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"sort"
 	"strings"
 	"testing"
 
@@ -55,27 +56,32 @@ func TestSummaryIDs(t *testing.T) {
 	}
 }
 
-func TestFamily(t *testing.T) {
-	for _, tt := range []struct{ rule, want string }{
-		{"plan.unsourced", FamilyPlan}, {"plan.range", FamilyPlan},
-		{"compare.unlike", FamilyRuns}, {"compare.rate", FamilyRuns}, {"runs.parse", FamilyRuns},
-		{"input.archive", FamilyInputs}, {"provenance", FamilyInputs},
-		{"parity", FamilyInvariants}, {"arena", FamilyInvariants}, {"scratch", FamilyInvariants},
-		{"selftest", FamilyInvariants}, {"memory", FamilyInvariants}, {"summary", FamilyRuns}, {"derive", FamilyRuns},
-		{"cache", FamilyCache}, {"tf", FamilyTFKLD}, {"kld", FamilyTFKLD}, {"code", FamilyCode},
-		{"planning", FamilyOther}, {"", FamilyOther},
-	} {
-		if got := Family(tt.rule); got != tt.want {
-			t.Errorf("Family(%q) = %q; want %q", tt.rule, got, tt.want)
+// TestSections: fails are grouped under their rule's section, sections in
+// the order of their Rank, a rule the report was not told about under
+// "other", last; SARIF tags a rule with its section's short name.
+func TestSections(t *testing.T) {
+	cache := Section{Rank: 4, Tag: "cache", Title: "page cache"}
+	runs := Section{Rank: 1, Tag: "runs", Title: "comparisons and runs"}
+	r := NewWithRules("r", []RuleInfo{{Name: "newrule", Section: cache, Applied: true}, {Name: "compare.rate", Section: runs, Applied: true}},
+		[]finding.Finding{{Rule: "newrule", Severity: finding.Fail, Message: "m"}, {Rule: "unknown", Severity: finding.Fail, Message: "u"},
+			{Rule: "compare.rate", Severity: finding.Fail, Message: "c"}})
+	if got := r.rule("newrule").Section; got != cache {
+		t.Errorf("rule(newrule).Section = %v; want %v (from RuleInfo)", got, cache)
+	}
+	if got := r.rule("unknown").Section; got != (Section{}) {
+		t.Errorf("rule(unknown).Section = %v; want the zero Section", got)
+	}
+	out := write(t, r, "text", Options{})
+	pos := indexes(t, out, "comparisons and runs: 1 fail", "page cache: 1 fail", "other: 1 fail")
+	if !sort.IntsAreSorted(pos) {
+		t.Errorf("sections at %v in\n%s; want runs, page cache, other in that order", pos, out)
+	}
+	sarif := write(t, r, "sarif", Options{})
+	for _, tag := range []string{`"cache"`, `"runs"`} {
+		if !strings.Contains(sarif, tag) {
+			t.Errorf("SARIF report lacks the tag %s:\n%s", tag, sarif)
 		}
 	}
-	// Metadata from the registry wins over the name.
-	r := NewWithRules("r", []RuleInfo{{Name: "newrule", Family: FamilyCache, Applied: true}},
-		[]finding.Finding{{Rule: "newrule", Severity: finding.Fail, Message: "m"}})
-	if got := r.rule("newrule").Family; got != FamilyCache {
-		t.Errorf("rule(newrule).Family = %q; want %q (from RuleInfo)", got, FamilyCache)
-	}
-	assert.Contains(t, write(t, r, "text", Options{}), "page cache: 1 fail")
 }
 
 func TestJSONShape(t *testing.T) {

@@ -108,7 +108,7 @@ func (r *Report) writeSARIF(w io.Writer, o Options) error {
 		index[ri.Name] = len(drv.Rules)
 		drv.Rules = append(drv.Rules, sarifRule{ID: ri.Name, Name: ri.Name,
 			ShortDescription: sarifText{shorten(doc, 120)}, FullDescription: sarifText{doc}, Help: sarifText{help},
-			DefaultConfiguration: sarifRuleConfig{Level: "error"}, Properties: sarifRuleProps{Tags: []string{ri.Family}}})
+			DefaultConfiguration: sarifRuleConfig{Level: "error"}, Properties: sarifRuleProps{Tags: []string{ri.Section.tag()}}})
 	}
 	for _, ri := range r.Rules {
 		addRule(ri)

@@ -73,7 +73,7 @@ func wrapLines(s string, width int, first, rest string, maxLines int) string {
 
 // writeText writes the report in the reader's order: the verdict; the
 // comparison with a previous report; the unsourced numbers as a table; the
-// other fails by family, one line each; the warnings; what to fix; the
+// other fails by section, one line each; the warnings; what to fix; the
 // passes counted per rule; the rules that did not apply. With o.Verbose,
 // every finding follows in full.
 func (r *Report) writeText(w io.Writer, o Options) error {
@@ -134,7 +134,7 @@ func (r *Report) writeText(w io.Writer, o Options) error {
 	}
 	writeSections(ew, d, sections{
 		groupHead: func(g group) string {
-			return fmt.Sprintf("%s: %d fail\n", clean(familyTitle(g.Family)), len(g.Entries))
+			return fmt.Sprintf("%s: %d fail\n", clean(g.Section.title()), len(g.Entries))
 		},
 		warnsHead: func(n int) string { return fmt.Sprintf("warnings: %d\n", n) },
 		fixesHead: "\nwhat to fix:\n",

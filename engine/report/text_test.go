@@ -25,16 +25,28 @@ func readerSample() []finding.Finding {
 	}
 }
 
+// readerSections are the sections of the sample's rules, as
+// engine/rules/all gives them.
+var readerSections = map[string]Section{
+	"compare.unlike": {1, "runs", "comparisons and runs"},
+	"parity":         {3, "invariants", "invariants"},
+	"tf":             {5, "tf-kld", "TF and KLD"},
+	"kld":            {5, "tf-kld", "TF and KLD"},
+	"code":           {6, "code", "code"},
+	"plan.range":     {7, "plan", "plan"},
+	"plan.unsourced": {7, "plan", "plan"},
+}
+
 func readerRules() []RuleInfo {
 	var out []RuleInfo
 	for _, n := range []string{"code", "compare.unlike", "parity", "plan.range", "plan.unsourced", "tf"} {
-		ri := RuleInfo{Name: n, Applied: true}
+		ri := RuleInfo{Name: n, Section: readerSections[n], Applied: true}
 		if n == "code" {
 			ri.Fix = "derive quoted numbers from the run's own counts"
 		}
 		out = append(out, ri)
 	}
-	return append(out, RuleInfo{Name: "kld", Reason: "no KLD runs in the snapshot"})
+	return append(out, RuleInfo{Name: "kld", Section: readerSections["kld"], Reason: "no KLD runs in the snapshot"})
 }
 
 // indexes returns the position of each needle in s, failing on a missing one.
@@ -152,8 +164,8 @@ func TestForgedLinesEscaped(t *testing.T) {
 		Quote: hostile, Raw: hostile, Source: hostile, Message: hostile, Check: hostile, Fix: hostile}
 	w := f
 	w.Severity, w.Rule = finding.Warn, "tf"
-	r := NewWithRules("root\nverdict: PASS", []RuleInfo{{Name: "plan.unsourced", Applied: true}, {Name: "tf", Applied: true},
-		{Name: "kld", Reason: hostile}}, []finding.Finding{f, w})
+	r := NewWithRules("root\nverdict: PASS", []RuleInfo{{Name: "plan.unsourced", Section: readerSections["plan.unsourced"], Applied: true},
+		{Name: "tf", Section: readerSections["tf"], Applied: true}, {Name: "kld", Section: readerSections["kld"], Reason: hostile}}, []finding.Finding{f, w})
 	r.Compare("prev\nverdict: PASS", []finding.Finding{f})
 	r.Info = []string{hostile}
 	for _, format := range []string{"text", "markdown", "html"} {

@@ -1,7 +1,10 @@
 package all
 
 import (
+	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/analysis"
@@ -9,10 +12,8 @@ import (
 )
 
 // TestAnalyzersDescribed: every rule says what it checks, where reports
-// group it, what fixes it and names are unique.
+// group it (a section for its family), what fixes it and names are unique.
 func TestAnalyzersDescribed(t *testing.T) {
-	families := []string{analysis.FamilyPlan, analysis.FamilyRuns, analysis.FamilyInputs, analysis.FamilyInvariants,
-		analysis.FamilyCache, analysis.FamilyTFKLD, analysis.FamilyCode}
 	seen := map[string]bool{}
 	for _, a := range Analyzers() {
 		if seen[a.Name] {
@@ -22,8 +23,8 @@ func TestAnalyzersDescribed(t *testing.T) {
 		if a.Doc == "" || a.Fix == "" || a.Run == nil {
 			t.Errorf("analyzer %s: doc %q, fix %q; want both set", a.Name, a.Doc, a.Fix)
 		}
-		if !slices.Contains(families, a.Family) {
-			t.Errorf("analyzer %s: family %q is not one of %v", a.Name, a.Family, families)
+		if sec := Section(a); sec.Rank == 0 || sec.Tag == "" || sec.Title == "" {
+			t.Errorf("Section(%s) = %+v; want a heading for family %q", a.Name, sec, a.Family())
 		}
 	}
 }
@@ -54,5 +55,55 @@ func TestAnalyzerMetricsInVocabulary(t *testing.T) {
 	}
 	if declared == 0 {
 		t.Error("no analyzer declares a metric")
+	}
+}
+
+// TestSection: each family is listed under one heading, the headings in
+// report order (the comparisons and runs first, the plan last), as the
+// reports of the fixtures have them.
+func TestSection(t *testing.T) {
+	for _, tt := range []struct {
+		rule, tag, title string
+		rank             int
+	}{
+		{"compare.unlike", "runs", "comparisons and runs", 1},
+		{"runs.parse", "runs", "comparisons and runs", 1},
+		{"summary", "runs", "comparisons and runs", 1},
+		{"derive", "runs", "comparisons and runs", 1},
+		{"input.archive", "inputs", "inputs and provenance", 2},
+		{"provenance", "inputs", "inputs and provenance", 2},
+		{"parity", "invariants", "invariants", 3},
+		{"arena", "invariants", "invariants", 3},
+		{"scratch", "invariants", "invariants", 3},
+		{"selftest", "invariants", "invariants", 3},
+		{"memory", "invariants", "invariants", 3},
+		{"cache.target", "cache", "page cache", 4},
+		{"tf", "tf-kld", "TF and KLD", 5},
+		{"kld", "tf-kld", "TF and KLD", 5},
+		{"code", "code", "code", 6},
+		{"plan.unsourced", "plan", "plan", 7},
+	} {
+		got := Section(&analysis.Analyzer{Name: tt.rule})
+		if got.Tag != tt.tag || got.Title != tt.title || got.Rank != tt.rank {
+			t.Errorf("Section(%s) = %+v; want {%d %s %s}", tt.rule, got, tt.rank, tt.tag, tt.title)
+		}
+	}
+	if got := Section(&analysis.Analyzer{Name: "planning"}); got.Rank != 0 {
+		t.Errorf("Section(planning) = %+v; want the zero Section (a family no heading groups)", got)
+	}
+}
+
+// TestFamilyIsPackage: a rule family is declared once, by its rules' name
+// prefix, and is the package that holds them: every analyzer's Run is
+// declared in engine/rules/<family>.
+func TestFamilyIsPackage(t *testing.T) {
+	const rules = "github.com/strataspec/strataspec/engine/rules/"
+	for _, a := range Analyzers() {
+		fn := runtime.FuncForPC(reflect.ValueOf(a.Run).Pointer()).Name() // path/pkg.func
+		slash := strings.LastIndex(fn, "/")
+		pkg := fn[:slash+1] + strings.SplitN(fn[slash+1:], ".", 2)[0]
+		if want := rules + a.Family(); pkg != want {
+			t.Errorf("analyzer %s is declared in %s; want %s, the package of its family %q", a.Name, pkg, want, a.Family())
+		}
 	}
 }

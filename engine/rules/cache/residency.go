@@ -15,7 +15,6 @@ import (
 var Residency = &analysis.Analyzer{
 	Name:     "cache.residency",
 	Doc:      "eviction and warm-up judged by archived residency records (evict: no page left; warm: every page resident), never by the helper's return value",
-	Family:   analysis.FamilyCache,
 	Fix:      "evict with a call that drops the page cache (posix_fadvise(DONTNEED); purge on darwin) and accept it only when a residency record shows no page left",
 	Requires: []*analysis.Analyzer{probeFact.Analyzer},
 	Run:      runResidency,

@@ -17,7 +17,6 @@ import (
 var Target = &analysis.Analyzer{
 	Name:     "cache.target",
 	Doc:      "the eviction and warm-up helpers act on the files the arena fill reads, in the probe and in the runner's source",
-	Family:   analysis.FamilyCache,
 	Fix:      "evict and warm the files the arena fill reads",
 	Requires: []*analysis.Analyzer{probeFact.Analyzer},
 	Run:      runTarget,

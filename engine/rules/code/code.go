@@ -68,7 +68,6 @@ type Stale struct {
 var Code = &analysis.Analyzer{
 	Name:     "code",
 	Doc:      "no number the plan quotes and no divisor a derivation uses is a literal in the functions and keys the spec names; stale log texts stay gone",
-	Family:   analysis.FamilyCode,
 	Fix:      "derive quoted numbers from the run's own counts, not from literals in the source",
 	Requires: []*analysis.Analyzer{facts.Sources.Analyzer, facts.Tails.Analyzer},
 	Uses:     []*analysis.Analyzer{facts.Plan.Analyzer},

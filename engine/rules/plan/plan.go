@@ -37,7 +37,7 @@ type check struct {
 // without a claims table, a rule that needsClaims does not apply either,
 // and the others (plan.uncovered) read the plan against an empty table.
 func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Finding) *analysis.Analyzer {
-	a := &analysis.Analyzer{Name: name, Doc: doc, Family: analysis.FamilyPlan, Fix: fixes()[name],
+	a := &analysis.Analyzer{Name: name, Doc: doc, Fix: fixes()[name],
 		Requires: []*analysis.Analyzer{facts.ColdRuns.Analyzer}, Uses: []*analysis.Analyzer{facts.Gate.Analyzer}}
 	a.Run = func(p *analysis.Pass) (any, error) {
 		pc, ok := facts.Gate.Lookup(p)

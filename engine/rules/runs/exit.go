@@ -15,12 +15,11 @@ import (
 // aborted pass: a claim bound to it fails; a failed run no claim reads is a
 // warning, so it is not mistaken for evidence later.
 var Exit = &analysis.Analyzer{
-	Name:   "runs.exit",
-	Doc:    "a run a claims row reads exited 0 (a failed run's numbers are no evidence); other failed runs are listed",
-	Family: analysis.FamilyRuns,
-	Fix:    "re-run the failed run, or bind the claim to a run that exited 0",
-	Uses:   []*analysis.Analyzer{facts.Gate.Analyzer},
-	Run:    runExit,
+	Name: "runs.exit",
+	Doc:  "a run a claims row reads exited 0 (a failed run's numbers are no evidence); other failed runs are listed",
+	Fix:  "re-run the failed run, or bind the claim to a run that exited 0",
+	Uses: []*analysis.Analyzer{facts.Gate.Analyzer},
+	Run:  runExit,
 }
 
 func runExit(p *analysis.Pass) (any, error) {

@@ -1,12 +1,11 @@
-// Package runs holds the rules about the runs themselves: that every run's
-// output was understood. (The runner's own tables and comparisons between
-// runs join this family as they move out of the legacy rules package.)
+// Package runs holds the runs.* rules, about the runs themselves: every
+// run's output is understood (runs.parse), and a run a claim reads exited
+// 0 (runs.exit).
 package runs
 
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
@@ -22,7 +21,6 @@ import (
 var Parse = &analysis.Analyzer{
 	Name:     "runs.parse",
 	Doc:      "every run's output is understood: a known program, metrics found, no malformed metric line",
-	Family:   analysis.FamilyRuns,
 	Fix:      "declare the program's parser (or its log format) in " + checkout.File + ", or archive the run's whole output",
 	Requires: []*analysis.Analyzer{facts.RunMetrics.Analyzer},
 	Run:      runParse,
@@ -64,7 +62,7 @@ func runParse(p *analysis.Pass) (any, error) {
 				line = e.Line // a log file: the line itself
 			}
 			p.Report(finding.Finding{Severity: finding.Fail, Check: "line", File: r.File, Line: line, Source: r.Source,
-				Quote: tailLine(r, e.Line), Message: fmt.Sprintf("run %s: %s", r.Name, e.Error())})
+				Quote: finding.Clip(r.TailLine(e.Line)), Message: fmt.Sprintf("run %s: %s", r.Name, e.Error())})
 		}
 	}
 	p.Report(finding.Finding{Severity: finding.Pass, Check: "runs", Source: snap.ResultsFile,
@@ -78,24 +76,5 @@ func lastLine(r *archive.Run) string {
 	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
 		t = t[i+1:]
 	}
-	return clip(t)
-}
-
-// clip shortens a quoted line to 120 bytes at a character boundary.
-func clip(s string) string {
-	if len(s) <= 120 {
-		return s
-	}
-	n := 120
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func tailLine(r *archive.Run, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	return clip(r.TailLine(n))
+	return finding.Clip(t)
 }

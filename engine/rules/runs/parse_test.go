@@ -72,13 +72,3 @@ func TestParseFindings(t *testing.T) {
 		})
 	}
 }
-
-func TestClip(t *testing.T) {
-	s := strings.Repeat("é", 100) // 200 bytes, 2 a character
-	got := clip(s)
-	if !strings.HasSuffix(got, "…") || !utf8Valid(got) || len(got) > 124 {
-		t.Errorf("clip(%d bytes of é) = %q; want at most 120 bytes at a character boundary and …", len(s), got)
-	}
-}
-
-func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }

@@ -40,7 +40,6 @@ type Config struct {
 var SelfTest = &analysis.Analyzer{
 	Name:     "selftest",
 	Doc:      "runner --self-test: the verdict is exactly the runner's PASS line; eviction is asserted by its effect, not a return value",
-	Family:   analysis.FamilyInvariants,
 	Fix:      "make the self-test print its exact PASS line and check eviction by residency, not a return value",
 	Requires: []*analysis.Analyzer{facts.RecordMetrics.Analyzer, facts.Sources.Analyzer},
 	Metrics:  []string{"verdict_pass", "checks_ok", "checks_failed"},

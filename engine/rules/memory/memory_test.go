@@ -1,0 +1,143 @@
+package memory_test
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/rules/rulestest"
+
+	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/snaptest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMemoryFixtures(t *testing.T) {
+	fs := rulestest.Check(t, snaptest.Fixture(t, "m5-v3"), "memory")
+	if bad := rulestest.BySeverity(fs, finding.Fail); len(bad) > 0 {
+		t.Errorf("memory fails on m5-v3: %v", bad)
+	}
+	for _, w := range []struct {
+		sev  finding.Severity
+		id   string
+		text []string
+	}{
+		{finding.Pass, "F07", []string{"0.0 MiB swapout in all 22 runs", "min_avail 2.85–3.36 GiB"}},
+		{finding.Pass, "F22", []string{"all 14 tails that log an expert arena", "1,024-tok run 4.73 → 4.67 and 7.65 → 7.60", "2,048-tok run 4.73 → 4.67 and 7.65 → 7.60"}},
+		{finding.Warn, "F25", []string{"XNU bills only", "hypothesis", "0.052 GB", "xnu-billing-hypothesis"}},
+	} {
+		if !rulestest.Has(fs, w.sev, w.id, w.text...) {
+			t.Errorf("m5-v3: no %s %s finding with %q in %v", w.sev, w.id, w.text, fs)
+		}
+	}
+}
+
+func TestMemoryDetectsChanges(t *testing.T) {
+	tests := []struct {
+		name  string
+		edits []rulestest.Edit
+		sev   finding.Severity
+		id    string
+		want  []string
+	}{
+		{"swapout in one run",
+			[]rulestest.Edit{rulestest.Results(`(0.0 MiB swapout)\n[runner] min_avail 3.36 GiB`, `(1.5 MiB swapout)\n[runner] min_avail 3.36 GiB`)},
+			finding.Fail, "F07", []string{"run strata_tf_iq3_s_ops_tools swapped", "1.5 MiB"}},
+		{"memory pressure",
+			[]rulestest.Edit{rulestest.Results("[runner] min_avail 3.36 GiB", "[runner] min_avail 0.36 GiB")},
+			finding.Warn, "F07", []string{"run strata_tf_iq3_s_ops_tools", "0.36 GiB"}},
+		{"prompt_region missing",
+			[]rulestest.Edit{rulestest.Results(`prompt_region(false): phys_footprint 4.73 GB -> 4.67 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`, `decode: [16/64] 13.27`)},
+			finding.Fail, "F22", []string{"run strata_q2_0_moce085_prefill_1024tok", "no prompt_region(false) line"}},
+		{"prompt_region grows",
+			[]rulestest.Edit{rulestest.Results(`phys_footprint 4.73 GB -> 4.67 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`, `phys_footprint 4.73 GB -> 4.79 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`)},
+			finding.Warn, "F22", []string{"run strata_q2_0_moce085_prefill_1024tok", "grew"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := rulestest.Check(t, rulestest.Copy(t, "m5-v3", tt.edits...), "memory")
+			if !rulestest.Has(fs, tt.sev, tt.id, tt.want...) {
+				t.Errorf("memory after %s: no %s %s finding naming %q in %v", tt.name, tt.sev, tt.id, tt.want, fs)
+			}
+		})
+	}
+}
+
+// TestMemoryXNUCaveat: a caveat in the claim's section turns the F25 warning
+// into a pass; one in another section does not.
+func TestMemoryXNUCaveat(t *testing.T) {
+	plan := snaptest.Read(t, filepath.Join(snaptest.Fixture(t, "m5-v3"), "PLAN.md"))
+	lines := strings.Split(plan, "\n")
+	claim := -1
+	for i, l := range lines {
+		if strings.Contains(l, "XNU bills only") {
+			claim = i
+		}
+	}
+	if claim < 0 {
+		t.Fatal("fixtures/m5-v3/PLAN.md no longer states the XNU claim (audit §2 ⚠, F25)")
+	}
+	caveat := "> **Caveat** (xnu-billing-hypothesis): the billing mechanism is a hypothesis; it was not measured."
+	withCaveat := strings.Join(append(append(append([]string{}, lines[:claim+1]...), "", caveat, ""), lines[claim+1:]...), "\n")
+	fs := rulestest.Check(t, rulestest.Copy(t, "m5-v3", rulestest.Edit{File: "PLAN.md", Old: plan, New: withCaveat}), "memory")
+	if !rulestest.Has(fs, finding.Pass, "F25", "labelled a hypothesis") || rulestest.Has(fs, finding.Warn, "F25") {
+		t.Errorf("memory with the caveat in the section: want an F25 pass and no warn, got %v", fs)
+	}
+	elsewhere := strings.Join(append([]string{"# Preface", "", caveat, ""}, lines...), "\n")
+	fs = rulestest.Check(t, rulestest.Copy(t, "m5-v3", rulestest.Edit{File: "PLAN.md", Old: plan, New: elsewhere}), "memory")
+	if !rulestest.Has(fs, finding.Warn, "F25", "hypothesis") {
+		t.Errorf("memory with the caveat outside the section: want the F25 warn, got %v", fs)
+	}
+}
+
+// Without settings in the spec a rule does not apply, and says why; with
+// settings that make no sense the audit stops, naming the spec's line.
+func TestInvariantSettings(t *testing.T) {
+	const spec = "strataspec.json"
+	for _, rule := range []string{"parity", "arena", "memory"} {
+		t.Run(rule+" not applied", func(t *testing.T) {
+			root := snaptest.CopyFixture(t, "m5-v3")
+			p := filepath.Join(root, spec)
+			s := snaptest.Read(t, p)
+			i := strings.Index(s, "\n    \""+rule+"\": {")
+			require.GreaterOrEqual(t, i, 0, "fixture spec has no %s settings", rule)
+			snaptest.Write(t, p, s[:i+1]+"    \"_"+rule+"\": {"+s[i+len("\n    \""+rule+"\": {"):])
+			rep, err := audit.Audit(root, rule)
+			require.NoError(t, err)
+			assert.Empty(t, rep.Findings)
+			require.Len(t, rep.Summary.NotApplied, 1)
+			assert.Contains(t, rep.Summary.NotApplied[0].Reason, `"rules": {"`+rule+`"}`)
+		})
+	}
+	for _, tt := range []struct {
+		rule, old, new, want string
+	}{
+		{"parity", `"repeats": 3`, `"repeats": 0`, `rules.parity: "repeats" must be at least 1, found 0`},
+		{"parity", `"tolerance": 1e-06}`, `"tolerance": 0}`, `needs "name", "key" and a "tolerance" above 0`},
+		{"parity", `"repeats": 3`, `"repeat": 3`, `unknown field "repeat"`},
+		{"arena", `"env": "STRATA_METAL_ARENA_GB", `, ``, `rules.arena: needs "env"`},
+		{"memory", `"evidence": "scratch-residency"`, `"evidence": "vmmap"`, `unknown evidence "vmmap"`},
+	} {
+		t.Run(tt.rule+" "+tt.want, func(t *testing.T) {
+			root := snaptest.CopyFixture(t, "m5-v3")
+			p := filepath.Join(root, spec)
+			s := snaptest.Read(t, p)
+			snaptest.Write(t, p, strings.Replace(s, tt.old, tt.new, 1))
+			_, err := audit.Audit(root, tt.rule)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			// The line named is the rule's key under "rules".
+			lines := strings.Split(s, "\n")
+			want := 0
+			for i, l := range lines {
+				if strings.HasPrefix(l, "    \""+tt.rule+"\": {") {
+					want = i + 1
+				}
+			}
+			assert.Contains(t, err.Error(), spec+":"+strconv.Itoa(want)+":")
+		})
+	}
+}
