@@ -265,3 +265,81 @@ func TestRulesReadNoLoadedFile(t *testing.T) {
 	})
 	require.NoError(t, err)
 }
+
+// claimsLayers are the claims gate's packages, after text/template's split
+// of parse from exec, and the project packages each may not depend on: the
+// grammar knows no evaluation, the evaluation no check, and neither the
+// driver nor an input analyzer.
+var claimsLayers = []struct {
+	pkg    string
+	denied []string
+}{
+	{"engine/claims", []string{"engine/claims/eval", "engine/gate", "engine/analysis", "engine/facts"}},
+	{"engine/claims/eval", []string{"engine/gate", "engine/analysis", "engine/facts"}},
+}
+
+// TestClaimsLayers: the claims table's grammar (engine/claims), its
+// evaluation (engine/claims/eval) and the gate's check (engine/gate) depend
+// on each other one way only.
+func TestClaimsLayers(t *testing.T) {
+	for _, l := range claimsLayers {
+		for _, dep := range goList(t, "-deps", module+l.pkg) {
+			if rel, ok := strings.CutPrefix(dep, module); ok && slices.Contains(l.denied, rel) {
+				t.Errorf("%s depends on %s; want none of %v", l.pkg, rel, l.denied)
+			}
+		}
+	}
+}
+
+// TestClaimsNoInit: the claims packages keep no state of their own: no
+// init function (the derivation table is built by a function) and no
+// package-level variable but compiled regular expressions.
+func TestClaimsNoInit(t *testing.T) {
+	root := snaptest.Root()
+	fset := token.NewFileSet()
+	for _, dir := range []string{"engine/claims", "engine/claims/eval", "engine/gate"} {
+		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range files {
+			if strings.HasSuffix(p, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if d.Recv == nil && d.Name.Name == "init" {
+						t.Errorf("%s: func init; build tables in a function", fset.Position(d.Pos()))
+					}
+				case *ast.GenDecl:
+					if d.Tok != token.VAR {
+						continue
+					}
+					for _, s := range d.Specs {
+						for i, v := range s.(*ast.ValueSpec).Values {
+							if c, ok := v.(*ast.CallExpr); ok && isRegexpMust(c) {
+								continue
+							}
+							t.Errorf("%s: package-level variable %s; want no state outside a value", fset.Position(s.Pos()), s.(*ast.ValueSpec).Names[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// isRegexpMust reports whether c is regexp.MustCompile(…).
+func isRegexpMust(c *ast.CallExpr) bool {
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	return ok && x.Name == "regexp" && sel.Sel.Name == "MustCompile"
+}

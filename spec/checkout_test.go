@@ -14,6 +14,7 @@ import (
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	gatecheck "github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/golden"
 	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/snaptest"
@@ -152,7 +153,7 @@ func checkoutSpec(root string) ([]checkResult, error) {
 // claimsRows returns one result per claims row: every occurrence of its
 // quote must match its source.
 func claimsRows(pc *facts.PlanCheck) []checkResult {
-	byRow := map[*claims.Row][]claims.Binding{}
+	byRow := map[*claims.Row][]gatecheck.Binding{}
 	for _, b := range pc.Result.Bindings {
 		byRow[b.Row] = append(byRow[b.Row], b)
 	}
@@ -164,7 +165,7 @@ func claimsRows(pc *facts.PlanCheck) []checkResult {
 			c.fails = append(c.fails, fmt.Sprintf("%s:%d: row %q was not checked against the plan", claims.File, row.Line, row.Quote))
 		}
 		for _, b := range bs {
-			if b.Status != claims.Match {
+			if b.Status != gatecheck.Match {
 				c.fails = append(c.fails, fmt.Sprintf("%s:%d %q (%s:%d) = %s, raw %s from %s: %s", "PLAN.md", b.Token.Line, row.Quote, claims.File, row.Line, b.Status, b.Raw, b.Source, b.Msg))
 			} else {
 				c.logs = append(c.logs, fmt.Sprintf("%s:%d %q = %s from %s", "PLAN.md", b.Token.Line, row.Quote, b.Raw, b.Source))

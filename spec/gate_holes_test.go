@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
+	gatecheck "github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/report"
 	plangate "github.com/strataspec/strataspec/engine/rules/plan"
@@ -203,7 +203,7 @@ func TestGateSuggest(t *testing.T) {
 	t.Run("m5-v3", func(t *testing.T) {
 		pc, err := planCheck(loadSnap(t, "m5-v3"))
 		require.NoError(t, err)
-		ss := claims.Suggest(pc.Table, pc.Env, pc.Result)
+		ss := gatecheck.Suggest(pc.Table, pc.Env, pc.Result)
 		numbers := 0 // as the audit counts them: a range is one number, a sum one per part
 		for _, s := range ss {
 			if s.Token.Kind == plan.Range {
@@ -233,7 +233,7 @@ func TestGateSuggest(t *testing.T) {
 		c := withFiles(t, base, pt, empty)
 		pc, err := planCheck(c)
 		require.NoError(t, err)
-		ss := claims.Suggest(pc.Table, pc.Env, pc.Result)
+		ss := gatecheck.Suggest(pc.Table, pc.Env, pc.Result)
 		rows := string(empty)
 		// a quote twice on one line is one finding: count line:quote pairs
 		uniqueLines, allLines := map[string]bool{}, map[string]bool{}

@@ -11,7 +11,9 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/finding"
+	gatecheck "github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/plan"
 	plangate "github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/engine/snaptest"
@@ -101,7 +103,7 @@ func TestPlanClaims(t *testing.T) {
 	for _, b := range pc.Result.Bindings {
 		name := fmt.Sprintf("%s/%s/line%d", b.Place, b.Row.Quote, b.Token.Line)
 		t.Run(name, func(t *testing.T) {
-			if b.Status != claims.Match {
+			if b.Status != gatecheck.Match {
 				t.Errorf("PLAN.md:%d %q (PLAN.claims:%d) = %s, raw %s from %s: %s", b.Token.Line, b.Row.Quote, b.Row.Line, b.Status, b.Raw, b.Source, b.Msg)
 			}
 		})
@@ -188,7 +190,7 @@ func TestPlanGate(t *testing.T) {
 // claimTokens returns every token of the claim sections of a plan.
 func claimTokens(t testing.TB, planText, claimsText []byte) []plan.Token {
 	doc := plan.Parse("PLAN.md", planText)
-	tb := claims.Parse("PLAN.claims", claimsText)
+	tb := claims.Parse("PLAN.claims", claimsText, eval.Signatures())
 	var out []plan.Token
 	for _, s := range tb.Sections {
 		out = append(out, doc.TokensIn(s.Place)...)
@@ -440,7 +442,7 @@ func TestPlanBadInput(t *testing.T) {
 		}
 		fs := gate(t, withFiles(t, base, b.Bytes(), ct))
 		// the appendix is ungated: its numbers are warned about (listed up
-		// to claims.MaxUncovered, then counted), never failed
+		// to gatecheck.MaxUncovered, then counted), never failed
 		warns, counts := 0, ""
 		for _, f := range fs {
 			if f.Rule == "plan.uncovered" && f.Check == plangate.UncoveredCheck && f.Severity == finding.Warn {
@@ -451,9 +453,9 @@ func TestPlanBadInput(t *testing.T) {
 			}
 		}
 		wantCounts := fmt.Sprintf("ungated=%d ", 2*added)
-		if len(failures(fs)) != 0 || len(fs)-warns != passes || warns != claims.MaxUncovered+1 || !strings.Contains(counts, wantCounts) {
+		if len(failures(fs)) != 0 || len(fs)-warns != passes || warns != gatecheck.MaxUncovered+1 || !strings.Contains(counts, wantCounts) {
 			t.Errorf("100,000-line plan: %d findings (%d warnings), counts %q, fails %v; want the %d passes of the plan, %d warnings and %q",
-				len(fs), warns, counts, failures(fs), passes, claims.MaxUncovered+1, wantCounts)
+				len(fs), warns, counts, failures(fs), passes, gatecheck.MaxUncovered+1, wantCounts)
 		}
 	})
 	t.Run("bad claims table", func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -167,7 +168,7 @@ func TestPlanClaimsErrorsAll(t *testing.T) {
 			t.Errorf("LoadPlanCheck(two empty sets) = %q; want a line containing %q", err, want)
 		}
 	}
-	n := len(claims.Parse(claims.File, []byte(snaptest.Read(t, path))).Errors)
+	n := len(claims.Parse(claims.File, []byte(snaptest.Read(t, path)), eval.Signatures()).Errors)
 	if n <= claims.MaxErrors {
 		t.Fatalf("the damaged table has %d errors; want more than %d, to see the rest counted", n, claims.MaxErrors)
 	}

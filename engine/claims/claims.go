@@ -1,5 +1,5 @@
-// Package claims binds the numbers a plan quotes to their sources and checks
-// them. A claims table (PLAN.claims at the root of a checkout) is a small
+// Package claims is the grammar and syntax tree of a claims table, the
+// file that binds the numbers a plan quotes to their sources. A claims table (PLAN.claims at the root of a checkout) is a small
 // line format:
 //
 //	# a comment; blank lines are ignored
@@ -28,20 +28,11 @@
 // its place, and the count keeps an edit that turns one number into a copy
 // of its neighbour from passing silently.
 //
-// Precision: a quote may not be more precise than its source. A value read
-// as printed (RUN:METRIC, @SET:METRIC, each(…), $NAME, a number) bounds the
-// quote to the decimals it was printed with: 3,194.1900 ms does not match a
-// run that printed 3194.19, though the values are equal. A derivation over
-// metrics (mean, ratio, to, …) bounds the quote to the decimals of the most
-// precise metric feeding it, unless the row says digits=K, which allows K
-// decimals for the derivation (it never lets a quote out-print a value read
-// as printed). A derivation fed by no printed value (count(@SET)) is exact.
-// A scientific quote is compared by the place of its last digit
-// (2.16e-07 against 2.1649e-07). A finding prints a raw value at the
-// precision its source printed it (a derivation's at the quote's, capped by
-// the derivation's bound), never at a finer one.
+// Expressions (see Expr) are parsed here and evaluated by
+// engine/claims/eval, which says how a quote's precision is bounded by its
+// source; engine/gate checks a plan against a table.
 //
-// Expressions (see Expr): RUN:METRIC is a run's metric; @SET:METRIC the
+// Expressions: RUN:METRIC is a run's metric; @SET:METRIC the
 // metric over every run of a set (a metric may name its occurrence,
 // METRIC#N or METRIC[FIELD=VALUE], see Ref); @SET the set itself; $NAME a constant; a
 // bare number; NAME(args…) a registered derivation (see Funcs).
@@ -200,10 +191,11 @@ func validPlace(p string) bool {
 // file; it is not part of the first line.
 const bom = "\uFEFF"
 
-// Parse parses a claims table. It never fails: each syntax error is
-// recorded with its line and parsing goes on. A leading UTF-8 byte order
-// mark is dropped, with a note.
-func Parse(file string, b []byte) *Table {
+// Parse parses a claims table; funcs are the derivations its sources may
+// call (engine/claims/eval.Signatures gives the evaluator's). It never
+// fails: each syntax error is recorded with its line and parsing goes on.
+// A leading UTF-8 byte order mark is dropped, with a note.
+func Parse(file string, b []byte, funcs Funcs) *Table {
 	t := &Table{File: file, Sets: map[string]*Set{}, Consts: map[string]*Const{}, Idents: map[string]*Ident{}}
 	errf := func(line int, format string, args ...any) {
 		t.Errors = append(t.Errors, &Error{file, line, fmt.Sprintf(format, args...)})
@@ -231,7 +223,7 @@ func Parse(file string, b []byte) *Table {
 		if i := strings.IndexAny(text, " \t"); i >= 0 {
 			kw, rest = text[:i], strings.TrimSpace(text[i:])
 		}
-		if u, ok := keywordUsage[kw]; ok && rest == "" {
+		if u, ok := keywordUsage(kw); ok && rest == "" {
 			// a keyword with nothing after it
 			errf(ln, "%s: want %q", kw, u)
 			continue
@@ -271,7 +263,7 @@ func Parse(file string, b []byte) *Table {
 				t.Consts[c.Name] = c
 			}
 		default:
-			r, err := parseRow(text)
+			r, err := parseRow(text, funcs)
 			if err != nil {
 				errf(ln, "%v", err)
 				continue
@@ -319,13 +311,22 @@ func sigilNames(sigil string, keys iter.Seq[string]) []string {
 	return out
 }
 
-// keywordUsage gives, for each declaration keyword, what its line needs.
-var keywordUsage = map[string]string{
-	"section": "section PLACE (a place like §7.1 or §7.1 #5)",
-	"skip":    "skip PLACE (a section that is not claims, e.g. design targets)",
-	"set":     "set NAME = glob ...",
-	"const":   "const NAME = VALUE [UNIT]",
-	"ident":   "ident WORD ... (words the plan uses as identifiers: a year, a depth)",
+// keywordUsage gives, for a declaration keyword, what its line needs;
+// false for a word that is no keyword.
+func keywordUsage(kw string) (string, bool) {
+	switch kw {
+	case "section":
+		return "section PLACE (a place like §7.1 or §7.1 #5)", true
+	case "skip":
+		return "skip PLACE (a section that is not claims, e.g. design targets)", true
+	case "set":
+		return "set NAME = glob ...", true
+	case "const":
+		return "const NAME = VALUE [UNIT]", true
+	case "ident":
+		return "ident WORD ... (words the plan uses as identifiers: a year, a depth)", true
+	}
+	return "", false
 }
 
 // decl splits a declaration "NAME = REST" of the given kind and checks that
@@ -401,7 +402,7 @@ func clip(s string) string {
 
 func validUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
-func parseRow(text string) (*Row, error) {
+func parseRow(text string, funcs Funcs) (*Row, error) {
 	f := strings.Split(text, "|")
 	if len(f) == 1 {
 		return nil, fmt.Errorf("want a row \"place | quote | source [| options]\" or a declaration (section PLACE, set NAME = glob ..., const NAME = VALUE [UNIT]), got %q", clip(text))
@@ -420,7 +421,7 @@ func parseRow(text string) (*Row, error) {
 		return nil, fmt.Errorf("row: empty quote")
 	}
 	for _, src := range strings.Split(f[2], ";") {
-		e, err := ParseExpr(strings.TrimSpace(src))
+		e, err := ParseExpr(strings.TrimSpace(src), funcs)
 		if err != nil {
 			return nil, fmt.Errorf("row: source %q: %v", clip(strings.TrimSpace(src)), err)
 		}
@@ -490,11 +491,17 @@ func (r *Row) Metrics() []string {
 	return out
 }
 
+// Sets expands a named set of runs to the runs of an archive
+// (engine/claims/eval's Env does).
+type Sets interface {
+	Set(name string) ([]string, error)
+}
+
 // MetricRuns returns the runs whose metrics the row's sources read, directly
 // (RUN:METRIC) or over a set (@SET:METRIC), in order of first mention. A set
-// that cannot be expanded in env adds nothing; @SET alone (as in count(@SET))
+// that sets cannot expand adds nothing; @SET alone (as in count(@SET))
 // reads no metric.
-func (r *Row) MetricRuns(env *Env) []string {
+func (r *Row) MetricRuns(sets Sets) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(run string) {
@@ -509,7 +516,7 @@ func (r *Row) MetricRuns(env *Env) []string {
 			case OpMetric:
 				add(x.Run)
 			case OpSetMetric:
-				names, _ := env.Set(x.Name)
+				names, _ := sets.Set(x.Name)
 				for _, n := range names {
 					add(n)
 				}

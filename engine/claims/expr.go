@@ -2,6 +2,7 @@ package claims
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -65,18 +66,54 @@ func (e *Expr) walk(f func(*Expr)) {
 	}
 }
 
+// Signature is what the grammar knows of a derivation: its name and how
+// many arguments a call of it takes. The evaluator holds the derivations
+// themselves (engine/claims/eval's Funcs) and gives their signatures to
+// Parse, as text/template gives its functions to its parser: the grammar
+// holds no table of its own.
+type Signature struct {
+	Name    string
+	MinArgs int
+	MaxArgs int // -1: any number
+}
+
+// Arity says how many arguments the derivation takes: "2", "1 to 2", "at
+// least 2".
+func (s Signature) Arity() string {
+	switch {
+	case s.MaxArgs < 0:
+		return fmt.Sprintf("at least %d", s.MinArgs)
+	case s.MinArgs == s.MaxArgs:
+		return fmt.Sprint(s.MinArgs)
+	}
+	return fmt.Sprintf("%d to %d", s.MinArgs, s.MaxArgs)
+}
+
+// Funcs are the derivations a source may call, by name.
+type Funcs map[string]Signature
+
+// names returns the derivations' names, sorted.
+func (fs Funcs) names() []string {
+	out := make([]string, 0, len(fs))
+	for n := range fs {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // MaxDepth is how deeply derivations may nest in one expression. The
 // deepest row of the fixtures nests 8 calls; a deeper expression is a
 // syntax error, so that parsing, evaluation and printing recurse a bounded
 // number of times whatever the table holds.
 const MaxDepth = 32
 
-// ParseExpr parses a source expression. Function names are checked against
-// the registry (Funcs) here, so a typo is a syntax error with its line.
-// Parsing is linear in the length of s, and an expression nested deeper
-// than MaxDepth is an error.
-func ParseExpr(s string) (*Expr, error) {
-	p := &exprParser{s: s}
+// ParseExpr parses a source expression. A call is checked against funcs
+// (its name and its number of arguments) here, so a typo is a syntax error
+// with its line. Parsing is linear in the length of s, and an expression
+// nested deeper than MaxDepth is an error.
+func ParseExpr(s string, funcs Funcs) (*Expr, error) {
+	p := &exprParser{s: s, funcs: funcs}
 	e, err := p.expr()
 	if err != nil {
 		return nil, err
@@ -99,6 +136,7 @@ type exprParser struct {
 	s     string
 	i     int
 	depth int // calls open at p.i
+	funcs Funcs
 }
 
 func (p *exprParser) space() {
@@ -202,9 +240,9 @@ func (p *exprParser) expr() (*Expr, error) {
 	}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '(' {
-		f, ok := funcs[n]
+		f, ok := p.funcs[n]
 		if !ok {
-			return nil, fmt.Errorf("unknown derivation %s (known: %s)", n, strings.Join(FuncNames(), ", "))
+			return nil, fmt.Errorf("unknown derivation %s (known: %s)", n, strings.Join(p.funcs.names(), ", "))
 		}
 		if p.depth >= MaxDepth {
 			return nil, errTooDeep{p.i + 1}
@@ -242,7 +280,7 @@ func (p *exprParser) expr() (*Expr, error) {
 			return nil, fmt.Errorf("%s: unexpected %q at column %d", n, clip(p.s[p.i:]), p.i+1)
 		}
 		if len(call.Args) < f.MinArgs || f.MaxArgs >= 0 && len(call.Args) > f.MaxArgs {
-			return nil, fmt.Errorf("%s: %d arguments; want %s", n, len(call.Args), f.arity())
+			return nil, fmt.Errorf("%s: %d arguments; want %s", n, len(call.Args), f.Arity())
 		}
 		return call, nil
 	}

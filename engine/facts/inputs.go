@@ -8,6 +8,7 @@ import (
 	"io/fs"
 
 	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/snapfs"
 )
@@ -87,7 +88,7 @@ var Claims = analysis.NewInput("claims", "the parsed claims table", func(p *anal
 	if n, lim := claimsRows(b), limits(p).ClaimsRows; n > lim {
 		return nil, &snapfs.LimitError{File: spec.Claims, What: "claims rows", Limit: int64(lim), Flag: "-max-claims-rows"}
 	}
-	t := claims.Parse(spec.Claims, b)
+	t := claims.Parse(spec.Claims, b, eval.Signatures())
 	if err := t.Err(); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 
 	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
+	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/tail"
 )
@@ -13,8 +15,8 @@ import (
 type PlanCheck struct {
 	Doc    *plan.Doc
 	Table  *claims.Table
-	Env    *claims.Env
-	Result *claims.Result
+	Env    *eval.Env
+	Result *gate.Result
 	// NoClaims says the snapshot has a plan but no claims table: Table is
 	// empty, binds nothing, and Result counts every measurement-like
 	// number of the plan as ungated. The rules that need claims rows do
@@ -34,28 +36,29 @@ var Gate = analysis.NewInput("plan check", "the plan checked against its claims 
 	if noClaims {
 		// a plan without its claims table: nothing is gated, and the
 		// plan's numbers are counted as ungated rather than passed over
-		t = claims.Parse(p.Spec.Claims, nil)
+		t = claims.Parse(p.Spec.Claims, nil, nil)
 	}
 	runs := RunMetrics.Of(p)
 	recs := RecordMetrics.Of(p)
-	env := &claims.Env{Metrics: make(map[string]*tail.Metrics, len(runs)+len(recs)), Table: t}
 	// the tails, for code spans in the plan that quote a tail line
+	names := make([]string, 0, len(p.Snap.Runs)+len(p.Snap.Parity))
+	metrics := make(map[string]*tail.Metrics, len(runs)+len(recs))
 	tails := make(map[string]string, len(p.Snap.Parity))
-	env.Tail = func(run string) string {
+	for _, r := range p.Snap.Runs {
+		names = append(names, r.Name)
+		metrics[r.Name] = runs[r.Name]
+	}
+	for _, rec := range p.Snap.Parity {
+		names = append(names, rec.Key())
+		metrics[rec.Key()] = recs[rec.Key()]
+		tails[rec.Key()] = rec.Text
+	}
+	env := eval.NewEnv(t, names, metrics, func(run string) string {
 		if r := p.Snap.Run(run); r != nil {
 			t, _ := r.Text() // read when a code span asks; an unreadable one quotes nothing
 			return t
 		}
 		return tails[run]
-	}
-	for _, r := range p.Snap.Runs {
-		env.Names = append(env.Names, r.Name)
-		env.Metrics[r.Name] = runs[r.Name]
-	}
-	for _, rec := range p.Snap.Parity {
-		env.Names = append(env.Names, rec.Key())
-		env.Metrics[rec.Key()] = recs[rec.Key()]
-		tails[rec.Key()] = rec.Text
-	}
-	return &PlanCheck{Doc: doc, Table: t, Env: env, Result: claims.Check(doc, t, env), NoClaims: noClaims}, nil
+	})
+	return &PlanCheck{Doc: doc, Table: t, Env: env, Result: gate.Check(doc, t, env), NoClaims: noClaims}, nil
 }, Plan.Analyzer, RunMetrics.Analyzer, RecordMetrics.Analyzer).Using(Claims.Analyzer) // no claims table: NoClaims

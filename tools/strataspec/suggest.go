@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/audit"
-	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/report"
 	plangate "github.com/strataspec/strataspec/engine/rules/plan"
 )
@@ -63,7 +63,7 @@ func runSuggest(stdout, stderr io.Writer, root, format string) int {
 		fail(stderr, err)
 		return 2
 	}
-	ss := claims.Suggest(pc.Table, pc.Env, pc.Result)
+	ss := gate.Suggest(pc.Table, pc.Env, pc.Result)
 	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -103,7 +103,7 @@ type partJSON struct {
 }
 
 // suggestionsJSON is the -suggest -format json document.
-func suggestionsJSON(planFile string, ss []claims.Suggestion) any {
+func suggestionsJSON(planFile string, ss []gate.Suggestion) any {
 	out := struct {
 		Suggestions []suggestionJSON `json:"suggestions"`
 		Quotes      int              `json:"quotes"`
@@ -140,7 +140,7 @@ func literalSource(row string) bool {
 	return !strings.ContainsAny(parts[2], ":@")
 }
 
-func writeSuggestions(w io.Writer, planFile string, ss []claims.Suggestion) {
+func writeSuggestions(w io.Writer, planFile string, ss []gate.Suggestion) {
 	if len(ss) == 0 {
 		fmt.Fprintf(w, "# every number of the claim sections is bound and sourced: nothing to suggest\n")
 		return

@@ -8,6 +8,7 @@ import (
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 )
 
 // Significance judges every claims row that compares two runs' metrics (an
@@ -48,7 +49,7 @@ func runSignificance(p *analysis.Pass) (any, error) {
 			continue
 		case len(pair) == 1 && b.Significance == nil:
 			continue // two metrics of one run, not a comparison of runs
-		case b.Status != claims.Match && b.Significance == nil:
+		case b.Status != gate.Match && b.Significance == nil:
 			continue // a quote its source does not print: plan.unsourced says so
 		}
 		seen[key] = true

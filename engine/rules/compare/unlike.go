@@ -13,8 +13,10 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/runconf"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -111,7 +113,7 @@ func runUnlike(p *analysis.Pass) (any, error) {
 	var comps []comparison
 	seen := map[[2]int]bool{}
 	for _, b := range pc.Result.Bindings {
-		if b.Status == claims.Stale {
+		if b.Status == gate.Stale {
 			continue
 		}
 		runs := b.Row.Runs()
@@ -226,7 +228,7 @@ func comparePlot(cmp comparison, ms map[string]*tail.Metrics) *finding.Plot {
 				if e.Op != claims.OpMetric || e.Run != run {
 					return
 				}
-				m, ok := claims.Lookup(ms[run], e.Metric)
+				m, ok := eval.Lookup(ms[run], e.Metric)
 				if !ok {
 					return
 				}
@@ -299,7 +301,7 @@ func printedConfig(row *claims.Row, run string, ms *tail.Metrics) []runconf.Sett
 	for _, src := range row.Sources {
 		src.Walk(func(e *claims.Expr) {
 			if e.Op == claims.OpMetric && e.Run == run {
-				if m, ok := claims.Lookup(ms, e.Metric); ok {
+				if m, ok := eval.Lookup(ms, e.Metric); ok {
 					for _, f := range m.Config() {
 						out = append(out, runconf.Setting{Name: PrintedPrefix + f.Key, Value: f.Value})
 					}

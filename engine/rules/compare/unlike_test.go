@@ -7,6 +7,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis/analysistest"
 	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules/compare"
 	"github.com/strataspec/strataspec/engine/snaptest"
@@ -33,7 +34,7 @@ func TestShape(t *testing.T) {
 		{"§1 | 3.66–6.44 GB/s | range(@q2:fill_gb_s)", "range(@q2:fill_gb_s)"},
 	}
 	for _, tt := range tests {
-		tab := claims.Parse("t.claims", []byte("section §1\nconst n = 65 tokens\nset q2 = a b\n"+tt.row+"\n"))
+		tab := claims.Parse("t.claims", []byte("section §1\nconst n = 65 tokens\nset q2 = a b\n"+tt.row+"\n"), eval.Signatures())
 		require.NoError(t, tab.Err())
 		require.Len(t, tab.Rows, 1)
 		if got := compare.Shape(tab.Rows[0]); got != tt.want {

@@ -14,9 +14,9 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/checkout"
-	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/kld"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/rules/internal/tfstate"
@@ -228,7 +228,7 @@ func coldPairs(p *analysis.Pass, cfg KLDConfig) error {
 		isCold[r] = true
 	}
 	for _, b := range pc.Result.Bindings {
-		if b.Token.Kind != plan.Arrow || b.Status == claims.Stale {
+		if b.Token.Kind != plan.Arrow || b.Status == gate.Stale {
 			continue
 		}
 		runs := b.Row.Runs()
@@ -245,7 +245,7 @@ func coldPairs(p *analysis.Pass, cfg KLDConfig) error {
 			b.Place, b.Token.Text, strings.Join(runs, " and "), strings.Join(coldRuns, ", "))
 		f := finding.Finding{ID: b.Row.ID, Severity: finding.Warn, Check: "cold-pair", File: spec.Plan, Line: b.Token.Line,
 			Quote: b.Token.Text, Raw: b.Raw, Source: b.Source, Message: what + ", and states no caveat"}
-		if len(b.Row.Caveats) > 0 && b.Status != claims.CaveatMissing {
+		if len(b.Row.Caveats) > 0 && b.Status != gate.CaveatMissing {
 			f.Severity = finding.Pass
 			f.Message = fmt.Sprintf("%s; caveat (%s) stated", what, strings.Join(b.Row.Caveats, "), ("))
 		}

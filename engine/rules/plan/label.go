@@ -10,6 +10,7 @@ import (
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/num"
 	planmd "github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -166,9 +167,9 @@ func labelGroup(lb planmd.Label) string {
 func planLabel(pc *check) []finding.Finding {
 	const rule = "plan.label"
 	// the bound quotes of each plan line
-	byLine := map[int][]claims.Binding{}
+	byLine := map[int][]gate.Binding{}
 	for _, b := range pc.Result.Bindings {
-		if b.Token.Line > 0 && b.Status != claims.Stale {
+		if b.Token.Line > 0 && b.Status != gate.Stale {
 			byLine[b.Token.Line] = append(byLine[b.Token.Line], b)
 		}
 	}
@@ -363,7 +364,7 @@ func appendNewNames(l []string, add ...string) []string {
 // spans) on the lines of the claim sections that no claims row binds: a
 // flag's value is a label, not a number the gate binds, so without a bound
 // run on its line it would be checked against nothing.
-func unboundFlags(pc *check, byLine map[int][]claims.Binding) []finding.Finding {
+func unboundFlags(pc *check, byLine map[int][]gate.Binding) []finding.Finding {
 	var out []finding.Finding
 	claimSec := map[*planmd.Section]bool{}
 	for _, l := range pc.Doc.Lines {
@@ -398,7 +399,7 @@ func unboundFlags(pc *check, byLine map[int][]claims.Binding) []finding.Finding 
 // printed, with the span's value. Anything else (`--fill-rate 9.99`,
 // `fill_gb_s=9.99` against a fill of 6.44) is a number no check reads: a
 // fail.
-func spanLabels(pc *check, byLine map[int][]claims.Binding) []finding.Finding {
+func spanLabels(pc *check, byLine map[int][]gate.Binding) []finding.Finding {
 	var out []finding.Finding
 	cache := map[string]runLabels{}
 	for _, l := range pc.Doc.Lines {

@@ -13,9 +13,10 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
-	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 	planmd "github.com/strataspec/strataspec/engine/plan"
 )
 
@@ -63,12 +64,12 @@ func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Fi
 // isRangeRow reports whether a binding is a quoted range, the kind
 // plan.range reports: over a run set, or bound to its two endpoint runs
 // (judged as the set of those runs).
-func isRangeRow(b claims.Binding) bool {
+func isRangeRow(b gate.Binding) bool {
 	return b.Token.Kind == planmd.Range && len(b.Row.Sources) >= 1
 }
 
 // bindingFinding builds the finding of one binding.
-func bindingFinding(pc *check, rule string, b claims.Binding, sev finding.Severity, msg string) finding.Finding {
+func bindingFinding(pc *check, rule string, b gate.Binding, sev finding.Severity, msg string) finding.Finding {
 	return finding.Finding{Rule: rule, ID: b.Row.ID, Severity: sev, File: pc.Doc.File, Line: b.Token.Line,
 		Quote: b.Token.Text, Raw: b.Raw, Source: b.Source, Message: msg}
 }
@@ -88,7 +89,7 @@ func dedupeFindings(fs []finding.Finding) []finding.Finding {
 	return out
 }
 
-func itemList(items []claims.Item, q func(claims.Item) string) string {
+func itemList(items []eval.Item, q func(eval.Item) string) string {
 	var out []string
 	for _, it := range items {
 		out = append(out, q(it))

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 )
 
 // Range is rule plan.range.
@@ -26,7 +26,7 @@ func planRange(pc *check) []finding.Finding {
 		}
 		var f finding.Finding
 		switch b.Status {
-		case claims.Match:
+		case gate.Match:
 			f = bindingFinding(pc, rule, b, finding.Pass,
 				fmt.Sprintf("%s: %s covers every run of its set", b.Place, b.Token.Text))
 			if cold := missingCold(pc, b); len(cold) > 0 {
@@ -40,7 +40,7 @@ func planRange(pc *check) []finding.Finding {
 					f.Fix = "quote the range over a set that includes the first run on the model file, or name a caveat (caveat=ID) the plan states beside the quote"
 				}
 			}
-		case claims.DropsRuns:
+		case gate.DropsRuns:
 			f = bindingFinding(pc, rule, b, finding.Fail,
 				fmt.Sprintf("%s: %s drops runs: %s; the full range is %s", b.Place, b.Token.Text, b.Msg, b.Raw))
 		default:
@@ -57,7 +57,7 @@ func planRange(pc *check) []finding.Finding {
 // dedupe.
 type plotCache map[string]*finding.Plot
 
-func (c plotCache) of(pc *check, b claims.Binding) *finding.Plot {
+func (c plotCache) of(pc *check, b gate.Binding) *finding.Plot {
 	key := fmt.Sprintf("%d:%d:%d", b.Row.Line, b.Token.Line, b.Token.Col)
 	if _, ok := c[key]; !ok {
 		c[key] = rangePlot(pc, b)
@@ -69,7 +69,7 @@ func (c plotCache) of(pc *check, b claims.Binding) *finding.Plot {
 // ends of a range (or the one quoted value), and each run of the set with
 // its value, the cold first run on its model file noted. It is nil when the
 // source does not evaluate to runs.
-func rangePlot(pc *check, b claims.Binding) *finding.Plot {
+func rangePlot(pc *check, b gate.Binding) *finding.Plot {
 	v, err := pc.Env.Eval(b.Row.Sources[0])
 	if err != nil || len(v.List) == 0 {
 		return nil
@@ -97,7 +97,7 @@ func rangePlot(pc *check, b claims.Binding) *finding.Plot {
 // each with its model file: "r1 (K256-Q2_0.gguf)". A range bound to its
 // two endpoint runs (each side a RUN:METRIC) is judged as the set of those
 // runs.
-func missingCold(pc *check, b claims.Binding) []string {
+func missingCold(pc *check, b gate.Binding) []string {
 	runs := b.Row.MetricRuns(pc.Env)
 	var colds []facts.Cold
 	for _, name := range runs {

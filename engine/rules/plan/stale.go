@@ -3,8 +3,8 @@ package plan
 import (
 	"fmt"
 
-	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 )
 
 // Stale is rule plan.stale.
@@ -33,16 +33,16 @@ func planStale(pc *check) []finding.Finding {
 	fresh := 0
 	for _, b := range pc.Result.Bindings {
 		switch b.Status {
-		case claims.Stale:
+		case gate.Stale:
 			out = append(out, finding.Finding{Rule: rule, ID: b.Row.ID, Severity: finding.Fail, File: pc.Table.File, Line: b.Row.Line,
 				Quote: b.Row.Quote, Message: b.Msg})
-		case claims.BadSource:
+		case gate.BadSource:
 			// the mistake is in the row, not in the plan: the finding (and
 			// its annotation) is on the PLAN.claims line
 			out = append(out, finding.Finding{Rule: rule, ID: b.Row.ID, Severity: finding.Fail, File: pc.Table.File, Line: b.Row.Line,
 				Quote: b.Row.Quote, Message: b.Msg,
 				Fix: "correct the row's source in " + pc.Table.File + ": a run and a metric the archive has (-metrics lists them), a declared set or constant"})
-		case claims.CaveatMissing:
+		case gate.CaveatMissing:
 			if b.Significance != nil && len(b.Row.Caveats) == 0 {
 				// a comparison not shown significant: compare.significance
 				// reports it, with its own fix

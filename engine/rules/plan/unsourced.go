@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 	planmd "github.com/strataspec/strataspec/engine/plan"
 )
 
@@ -40,15 +42,15 @@ func planUnsourced(pc *check) []finding.Finding {
 	}
 	for _, b := range pc.Result.Bindings {
 		switch {
-		case b.Status == claims.Match && !isRangeRow(b):
+		case b.Status == gate.Match && !isRangeRow(b):
 			msg := fmt.Sprintf("%s: %s = %s", b.Place, b.Token.Text, b.Raw)
 			if b.Row.PadZeros {
 				msg += " (the plan pads the printed value with zeros; the row declares pad=zeros)"
 			}
 			out = append(out, bindingFinding(pc, rule, b, finding.Pass, msg))
-		case b.Status == claims.Extra:
+		case b.Status == gate.Extra:
 			out = append(out, bindingFinding(pc, rule, b, finding.Fail, b.Msg))
-		case b.Status == claims.Mismatch:
+		case b.Status == gate.Mismatch:
 			msg := fmt.Sprintf("%s: %s is unsourced: %s; its row's source gives %s", b.Place, b.Token.Text, elsewhere(b), b.Raw)
 			if len(b.Notes) > 0 {
 				msg += "; " + strings.Join(b.Notes, "; ")
@@ -126,14 +128,14 @@ func sourceText(row *claims.Row) string {
 	return strings.Join(s, " ; ")
 }
 
-func nearestRaw(u claims.Unbound) string {
-	return claims.DescribeNearest(u.Token.Parts, u.Token.Units, u.Nearest)
+func nearestRaw(u gate.Unbound) string {
+	return eval.DescribeNearest(u.Token.Parts, u.Token.Units, u.Nearest)
 }
 
 // constPlausible reports whether an unbound number may have been meant as a
 // declared constant: the table declares one in its unit, or no run prints
 // a value in its unit at all (a design figure rather than a measurement).
-func constPlausible(t *claims.Table, u claims.Unbound) bool {
+func constPlausible(t *claims.Table, u gate.Unbound) bool {
 	for _, c := range t.Consts {
 		if c.Unit == u.Token.Unit {
 			return true
@@ -155,7 +157,7 @@ func clipList(l []string, n int) []string {
 }
 
 // elsewhere says, per part of a mismatched quote, whether any run prints it.
-func elsewhere(b claims.Binding) string {
+func elsewhere(b gate.Binding) string {
 	var nowhere, printed []string
 	for i, items := range b.Elsewhere {
 		q := b.Token.Parts[i].Text
@@ -169,7 +171,7 @@ func elsewhere(b claims.Binding) string {
 			nowhere = append(nowhere, q)
 			continue
 		}
-		printed = append(printed, fmt.Sprintf("%s is printed only by %s", q, itemList(items, func(it claims.Item) string { return it.Run + ": " + it.Metric })))
+		printed = append(printed, fmt.Sprintf("%s is printed only by %s", q, itemList(items, func(it eval.Item) string { return it.Run + ": " + it.Metric })))
 	}
 	var out []string
 	switch len(nowhere) {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
-	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/tail"
 )
@@ -48,7 +48,7 @@ func FindPlace(p *analysis.Pass, runs []*facts.TFRun) *Place {
 		tfRuns[r.Run.Name] = true
 	}
 	for _, b := range pc.Result.Bindings {
-		if b.Status == claims.Stale || b.Token.Line == 0 || !onlyTF(b.Row.MetricRuns(pc.Env), tfRuns) {
+		if b.Status == gate.Stale || b.Token.Line == 0 || !onlyTF(b.Row.MetricRuns(pc.Env), tfRuns) {
 			continue
 		}
 		if pl.Line == 0 || b.Token.Line < pl.Line {

@@ -1,9 +1,11 @@
-package claims
+package gate
 
 import (
 	"slices"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/plan"
 )
 
@@ -14,7 +16,7 @@ import (
 // white space aside) in the tail of a run the line's numbers are bound to
 // (or, on a line with no bound number, a run bound at its section), or has
 // every number bound by a row at its place.
-func checkSpans(doc *plan.Doc, t *Table, env *Env, res *Result, lines []int, byQuote map[string][]*Row) []SpanCheck {
+func checkSpans(doc *plan.Doc, t *claims.Table, env *eval.Env, res *Result, lines []int, byQuote map[string][]*claims.Row) []SpanCheck {
 	if len(lines) == 0 {
 		return nil
 	}

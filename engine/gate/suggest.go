@@ -1,4 +1,4 @@
-package claims
+package gate
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/plan"
 )
@@ -29,7 +31,7 @@ type Suggestion struct {
 	Parts [][]string
 	// Nearest holds, per part with no candidate, the raw values nearest
 	// to it.
-	Nearest [][]Item
+	Nearest [][]eval.Item
 
 	// Keep lists the runs the quote's present row covers when that row is a
 	// range over a set: a suggested set must keep every one of them (a
@@ -46,7 +48,7 @@ func (s Suggestion) NearestText(i int) string {
 	if i >= len(s.Nearest) || i >= len(s.Token.Parts) {
 		return ""
 	}
-	return DescribeNearest(s.Token.Parts[i:i+1], s.Token.Units[i:i+1], s.Nearest[i:i+1])
+	return eval.DescribeNearest(s.Token.Parts[i:i+1], s.Token.Units[i:i+1], s.Nearest[i:i+1])
 }
 
 // Unique reports whether the suggestion has exactly one row.
@@ -62,7 +64,7 @@ const MaxCandidates = 6
 // metrics (ratio, change, miss_reduction, sub, add, a unit conversion).
 // Occurrences of one quote at one place make one suggestion (with n=K).
 // It never writes the table.
-func Suggest(t *Table, env *Env, res *Result) []Suggestion {
+func Suggest(t *claims.Table, env *eval.Env, res *Result) []Suggestion {
 	type key struct{ place, quote string }
 	var order []key
 	groups := map[key]*Suggestion{}
@@ -89,7 +91,7 @@ func Suggest(t *Table, env *Env, res *Result) []Suggestion {
 			}
 		}
 	}
-	sg := &suggester{env: env, ix: env.index()}
+	sg := &suggester{env: env, funcs: eval.Signatures()}
 	// first the run metrics that print each part; the runs they name, and
 	// the runs already bound on a line, are the line's context, where a
 	// derivation over two metrics is looked for
@@ -153,10 +155,10 @@ func Suggest(t *Table, env *Env, res *Result) []Suggestion {
 			for _, src := range s.whole {
 				s.Rows = append(s.Rows, fmt.Sprintf("%s | %s | %s%s", s.Place, s.Quote, src, opts))
 			}
-			s.Nearest = make([][]Item, len(tk.Parts))
+			s.Nearest = make([][]eval.Item, len(tk.Parts))
 			if len(s.whole) == 0 {
 				for i, p := range tk.Parts {
-					s.Nearest[i] = env.Nearest(p.Value, tk.Units[i], 3)
+					s.Nearest[i] = env.Nearest(p.Value, tk.Units[i], 3, res.Derived)
 				}
 			}
 			out = append(out, *s)
@@ -168,7 +170,7 @@ func Suggest(t *Table, env *Env, res *Result) []Suggestion {
 				s.Parts[i] = sg.derived(p, tk.Units[i], runs)
 			}
 			if len(s.Parts[i]) == 0 {
-				s.Nearest = append(s.Nearest, env.Nearest(p.Value, tk.Units[i], 3))
+				s.Nearest = append(s.Nearest, env.Nearest(p.Value, tk.Units[i], 3, res.Derived))
 			} else {
 				s.Nearest = append(s.Nearest, nil)
 			}
@@ -200,9 +202,9 @@ func product(l [][]string) [][]string {
 }
 
 type suggester struct {
-	env  *Env
-	ix   *index
-	sets []namedSet // the table's sets, expanded
+	env   *eval.Env
+	funcs claims.Funcs // the derivations a suggested source may call
+	sets  []namedSet   // the table's sets, expanded
 }
 
 type namedSet struct {
@@ -211,7 +213,7 @@ type namedSet struct {
 }
 
 // declaredSets returns the table's sets that expand to runs, by name.
-func declaredSets(t *Table, env *Env) []namedSet {
+func declaredSets(t *claims.Table, env *eval.Env) []namedSet {
 	var out []namedSet
 	for name := range t.Sets {
 		if runs, err := env.Set(name); err == nil {
@@ -228,7 +230,7 @@ func declaredSets(t *Table, env *Env) []namedSet {
 func (sg *suggester) ranges(tk plan.Token, keep []string) []string {
 	var out []string
 	metrics := map[string]bool{}
-	for _, it := range sg.ix.all {
+	for _, it := range sg.env.Items("") {
 		if it.Run != "" {
 			metrics[it.Metric] = true
 		}
@@ -247,7 +249,7 @@ func (sg *suggester) ranges(tk plan.Token, keep []string) []string {
 				return out
 			}
 			src := fmt.Sprintf("range(@%s:%s)", st.name, m)
-			e, err := ParseExpr(src)
+			e, err := claims.ParseExpr(src, sg.funcs)
 			if err != nil {
 				continue
 			}
@@ -255,8 +257,8 @@ func (sg *suggester) ranges(tk plan.Token, keep []string) []string {
 			if err != nil {
 				continue
 			}
-			b := Binding{Row: &Row{Digits: -1, Sources: []*Expr{e}}, Token: tk}
-			compare(&b, []Value{v}, []string{src}, sg.env)
+			b := Binding{Row: &claims.Row{Digits: -1, Sources: []*claims.Expr{e}}, Token: tk}
+			compare(&b, []eval.Value{v}, []string{src}, sg.env)
 			if b.Status == Match {
 				out = append(out, src)
 			}
@@ -276,15 +278,15 @@ func (sg *suggester) try(out *[]string, q num.Number, unit, src string) bool {
 			return true
 		}
 	}
-	e, err := ParseExpr(src)
+	e, err := claims.ParseExpr(src, sg.funcs)
 	if err != nil {
 		return true
 	}
 	v, err := sg.env.Eval(e)
-	if err != nil || v.Kind != Scalar {
+	if err != nil || v.Kind != eval.Scalar {
 		return true
 	}
-	if comparePart(q, unit, v, -1, false).ok {
+	if eval.Compare(q, unit, v, -1, false).OK {
 		*out = append(*out, src)
 	}
 	return true
@@ -362,14 +364,15 @@ func sameRuns(a, b []string) bool {
 // derivation over two metrics matches by coincidence too easily.
 func (sg *suggester) derived(q num.Number, unit string, runs map[string]bool) []string {
 	var out []string
+	convert := eval.Conversions()
 	if to, ok := convert[unit]; ok {
 		for u, from := range convert {
-			if u == unit || from.dim != to.dim {
+			if u == unit || from.Dim != to.Dim {
 				continue
 			}
-			want := q.Value * to.base / from.base
-			for _, it := range sg.ix.byUnit[u] {
-				if it.Run != "" && near(it.Value, want, q, to.base/from.base) && !sg.try(&out, q, unit, fmt.Sprintf("to(%s:%s, %s)", it.Run, it.Metric, unit)) {
+			want := q.Value * to.Base / from.Base
+			for _, it := range sg.env.Items(u) {
+				if it.Run != "" && near(it.Value, want, q, to.Base/from.Base) && !sg.try(&out, q, unit, fmt.Sprintf("to(%s:%s, %s)", it.Run, it.Metric, unit)) {
 					return out
 				}
 			}
@@ -378,8 +381,8 @@ func (sg *suggester) derived(q num.Number, unit string, runs map[string]bool) []
 	if len(out) > 0 || len(runs) == 0 {
 		return out
 	}
-	var items []Item
-	for _, it := range sg.ix.all {
+	var items []eval.Item
+	for _, it := range sg.env.Items("") {
 		if runs[it.Run] {
 			items = append(items, it)
 		}
@@ -425,50 +428,5 @@ func (sg *suggester) derived(q num.Number, unit string, runs map[string]bool) []
 
 // near reports whether a raw value v, converted by factor, may print as q.
 func near(v, want float64, q num.Number, factor float64) bool {
-	return math.Abs(v-want) <= half(q)*factor+1e-12*math.Abs(want)
-}
-
-// DescribeNearest describes the raw values nearest to a quote, part by
-// part: "nearest raw: 13.70 tok/s (run: metric), …", each value printed as
-// its source printed it. A part nothing is near (no value in its unit) says
-// so; the text is never an empty list.
-func DescribeNearest(parts []num.Number, units []string, nearest [][]Item) string {
-	var near []string
-	found := false
-	for i, items := range nearest {
-		if i >= len(parts) {
-			break
-		}
-		if len(items) == 0 {
-			unit := units[i]
-			if unit == "" {
-				unit = "any unit"
-			}
-			near = append(near, "no archived value in "+unit)
-			continue
-		}
-		found = true
-		var l []string
-		for _, it := range items {
-			v := Format(it.Value, printedLike(it, parts[i]))
-			if it.Unit != "" {
-				v += " " + it.Unit
-			}
-			l = append(l, fmt.Sprintf("%s (%s)", v, it.Label()))
-		}
-		near = append(near, strings.Join(l, ", "))
-	}
-	if !found {
-		return "no archived run prints a value in its unit (" + strings.Join(near, " | ") + ")"
-	}
-	return "nearest raw: " + strings.Join(near, " | ")
-}
-
-// printedLike returns the number to format a raw item like: its own printed
-// text when it has one, else the quote.
-func printedLike(it Item, q num.Number) num.Number {
-	if n, ok := printed(it); ok {
-		return n
-	}
-	return q
+	return math.Abs(v-want) <= eval.Half(q)*factor+1e-12*math.Abs(want)
 }

@@ -1,4 +1,4 @@
-package claims
+package eval
 
 import (
 	"fmt"
@@ -54,8 +54,8 @@ func printed(it Item) (num.Number, bool) {
 	return n, true
 }
 
-// bound is the finest precision a quote of a value may have.
-type bound struct {
+// Bound is the finest precision a quote of a value may have.
+type Bound struct {
 	place   int  // power of ten of the finest digit allowed
 	from    Item // the printed item that sets it (zero for digits=K)
 	n       num.Number
@@ -70,12 +70,12 @@ func feeds(it Item) bool {
 	return it.Run != "" || strings.HasPrefix(it.Metric, "$")
 }
 
-// precisionOf returns the bound of a value's precision, ok false when the
+// PrecisionOf returns the bound of a value's precision, ok false when the
 // value is exact (a count over runs, a derivation fed by no printed value).
 // items are the printed items to bound by: for a value read as printed,
 // itself (or every run of a list); for a derivation, what fed it. digits is
 // the row's digits=K (-1 when not given); it only applies to a derivation.
-func precisionOf(v Value, digits int) (bound, bool) {
+func PrecisionOf(v Value, digits int) (Bound, bool) {
 	var items []Item
 	derived := false
 	switch v.Kind {
@@ -88,7 +88,7 @@ func precisionOf(v Value, digits int) (bound, bool) {
 		} else {
 			derived = true
 			if digits >= 0 {
-				return bound{place: -digits, derived: true, digits: true}, true
+				return Bound{place: -digits, derived: true, digits: true}, true
 			}
 			for _, it := range v.From {
 				if feeds(it) {
@@ -101,7 +101,7 @@ func precisionOf(v Value, digits int) (bound, bool) {
 	case Pair:
 		items = []Item{v.Lo, v.Hi}
 	}
-	var b bound
+	var b Bound
 	ok := false
 	for _, it := range items {
 		n, good := printed(it)
@@ -109,15 +109,18 @@ func precisionOf(v Value, digits int) (bound, bool) {
 			continue
 		}
 		if p := lastPlace(n); !ok || p < b.place {
-			b, ok = bound{place: p, from: it, n: n, derived: derived}, true
+			b, ok = Bound{place: p, from: it, n: n, derived: derived}, true
 		}
 	}
 	return b, ok
 }
 
-// check returns why quote q is more precise than the bound allows, "" when
+// Place returns the power of ten of the finest digit a quote may have.
+func (b Bound) Place() int { return b.place }
+
+// Check returns why quote q is more precise than the bound allows, "" when
 // it is not.
-func (b bound) check(q num.Number) string {
+func (b Bound) Check(q num.Number) string {
 	if lastPlace(q) >= b.place {
 		return ""
 	}
@@ -130,11 +133,11 @@ func (b bound) check(q num.Number) string {
 	return fmt.Sprintf("precision: %s is quoted %s; its source printed %s: %s at %s", q.Text, placeText(q), printedText(b.n), b.from.Text, b.from.Where())
 }
 
-// display prints a raw item like the quote q (thousands separators, a
+// Display prints a raw item like the quote q (thousands separators, a
 // typographic minus) at the precision its source printed it: its own
 // printed precision when it was read as printed, else q's capped by the
 // bound of the value it belongs to (nil: no bound).
-func display(it Item, q num.Number, b *bound) string {
+func Display(it Item, q num.Number, b *Bound) string {
 	like := q
 	if n, ok := printed(it); ok {
 		like.Decimals, like.Sci = n.Decimals, n.Sci
@@ -163,4 +166,12 @@ func zeroPadded(q num.Number, place int) bool {
 		return extra <= 0
 	}
 	return strings.Trim(t[len(t)-extra:], "0") == ""
+}
+
+// plural prints a count of w: "1 decimal", "2 decimals".
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return fmt.Sprintf("%d %ss", n, w)
 }

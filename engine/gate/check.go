@@ -1,12 +1,18 @@
-package claims
+// Package gate checks a plan against its claims table: every row against
+// its quote's occurrences in the plan and its source's value (Check), every
+// number of a claim section that no row binds, every measurement-like
+// number outside the claim sections, and the code spans that quote a
+// tail. The table's grammar is engine/claims; evaluating its sources,
+// engine/claims/eval.
+package gate
 
 import (
 	"fmt"
 	"math"
-	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/plan"
 )
@@ -25,11 +31,10 @@ const (
 	Extra                       // the quote occurs more often at its place than the row binds (n=K)
 )
 
-var statusNames = [...]string{"match", "mismatch", "drops-runs", "stale", "caveat-missing", "bad-source", "extra"}
-
 // String returns the status's name, e.g. "match" or "drops-runs".
 func (s Status) String() string {
-	if int(s) < len(statusNames) {
+	statusNames := [...]string{"match", "mismatch", "drops-runs", "stale", "caveat-missing", "bad-source", "extra"}
+	if s >= 0 && int(s) < len(statusNames) {
 		return statusNames[s]
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
@@ -37,17 +42,17 @@ func (s Status) String() string {
 
 // Binding is the check of one row at one occurrence of its quote.
 type Binding struct {
-	Row     *Row
+	Row     *claims.Row
 	Token   plan.Token // the quote in the plan (zero when Stale)
 	Place   string     // the plan place of the quote (the row's place when Stale)
 	Status  Status
-	Raw     string // the source's value(s), printed like the quote
-	Source  string // where the value(s) came from
-	Msg     string // what is wrong, "" for a match
-	Dropped []Item // DropsRuns: the runs of the set outside the quoted range
+	Raw     string      // the source's value(s), printed like the quote
+	Source  string      // where the value(s) came from
+	Msg     string      // what is wrong, "" for a match
+	Dropped []eval.Item // DropsRuns: the runs of the set outside the quoted range
 	// Elsewhere holds, for a Mismatch, per part of the quote, the raw values
 	// of any run that print as that part in its unit (empty: in no run).
-	Elsewhere [][]Item
+	Elsewhere [][]eval.Item
 	// PartOK says, per part of the quote, whether it equals its source.
 	PartOK []bool
 	// Notes holds, for a Mismatch, the reasons that are not a different
@@ -62,7 +67,7 @@ type Binding struct {
 type Unbound struct {
 	Token   plan.Token
 	Place   string
-	Nearest [][]Item // per part, the nearest raw values with a compatible unit
+	Nearest [][]eval.Item // per part, the nearest raw values with a compatible unit
 }
 
 // Uncovered is a measurement-like number (see Measurement) outside the
@@ -103,12 +108,12 @@ type SectionCount struct {
 	Skipped int    `json:"skipped"` // measurement-like numbers in a section declared not claims
 }
 
-// Gate counts what the gate checks: the numbers of the claim sections and
+// Counts counts what the gate checks: the numbers of the claim sections and
 // those bound by a row (gated), the measurement-like numbers outside them
 // (ungated), and those in sections declared not claims (skipped), in total
 // and per section, in plan order. A section line removed from the claims
 // table shows as a drop in Gated.
-type Gate struct {
+type Counts struct {
 	Gated    int            `json:"gated"`
 	Ungated  int            `json:"ungated"`
 	Skipped  int            `json:"skipped"`
@@ -143,11 +148,15 @@ type Result struct {
 	PlanErrors []*plan.Error
 	// MissingSections are declared claim sections (and skip sections)
 	// with no heading in the plan.
-	MissingSections []Section
+	MissingSections []claims.Section
 	// EmptySections are declared claim sections that hold no number.
-	EmptySections []Section
+	EmptySections []claims.Section
 	// Gate counts the numbers the gate checks and those it does not.
-	Gate Gate
+	Gate Counts
+	// Derived are the values the claims rows derive (a computed scalar per
+	// source), each printed like its part of the row's quote: candidates
+	// for an unbound number's nearest raw values, beside the runs' own.
+	Derived []eval.Item
 }
 
 // Measurement reports whether a token reads as a measurement, the numbers
@@ -190,9 +199,9 @@ type rowRefs struct {
 // numbers of the claim sections that no row binds and the measurement-like
 // numbers outside them, and counts both. It reads the plan line by line and
 // holds one line's tokens at a time.
-func Check(doc *plan.Doc, t *Table, env *Env) *Result {
+func Check(doc *plan.Doc, t *claims.Table, env *eval.Env) *Result {
 	res := &Result{}
-	inAny := func(s *plan.Section, secs []Section) bool {
+	inAny := func(s *plan.Section, secs []claims.Section) bool {
 		for _, d := range secs {
 			if s != nil && s.In(d.Place) {
 				return true
@@ -200,7 +209,7 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 		}
 		return false
 	}
-	for _, decl := range [][]Section{t.Sections, t.Skips} {
+	for _, decl := range [][]claims.Section{t.Sections, t.Skips} {
 		for _, s := range decl {
 			found := false
 			for _, sec := range doc.Sections {
@@ -214,11 +223,11 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 			}
 		}
 	}
-	byQuote := map[string][]*Row{}
+	byQuote := map[string][]*claims.Row{}
 	for _, row := range t.Rows {
 		byQuote[row.Quote] = append(byQuote[row.Quote], row)
 	}
-	refs := make(map[*Row]*rowRefs, len(t.Rows))
+	refs := make(map[*claims.Row]*rowRefs, len(t.Rows))
 	claimSec := map[*plan.Section]bool{}
 	skipSec := map[*plan.Section]bool{}
 	counts := map[string]*SectionCount{}
@@ -373,7 +382,7 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 			}
 		}
 	}
-	var derived []Item
+	var derived []eval.Item
 	for _, row := range t.Rows {
 		var rr rowRefs
 		if p := refs[row]; p != nil {
@@ -427,18 +436,18 @@ func Check(doc *plan.Doc, t *Table, env *Env) *Result {
 			res.Bindings = append(res.Bindings, b)
 		}
 	}
-	env.derived = dedupeItems(derived)
+	res.Derived = dedupeItems(derived)
 	for i := range res.Unbound {
 		u := &res.Unbound[i]
 		for j, p := range u.Token.Parts {
-			u.Nearest = append(u.Nearest, env.Nearest(p.Value, u.Token.Units[j], 3))
+			u.Nearest = append(u.Nearest, env.Nearest(p.Value, u.Token.Units[j], 3, res.Derived))
 		}
 	}
 	res.Spans = checkSpans(doc, t, env, res, claimLines, byQuote)
 	return res
 }
 
-func containsSection(l []Section, s Section) bool {
+func containsSection(l []claims.Section, s claims.Section) bool {
 	for _, x := range l {
 		if x == s {
 			return true
@@ -451,7 +460,7 @@ func containsSection(l []Section, s Section) bool {
 // source; values read as printed are in the index already), each printed
 // like its part of the row's quote, capped at the derivation's precision,
 // and labelled with the row's place and line.
-func derivedItems(t *Table, row *Row, vals []Value) []Item {
+func derivedItems(t *claims.Table, row *claims.Row, vals []eval.Value) []eval.Item {
 	var quote []num.Number
 	for _, tk := range plan.Scan(row.Quote) {
 		if tk.Text == row.Quote {
@@ -459,20 +468,20 @@ func derivedItems(t *Table, row *Row, vals []Value) []Item {
 			break
 		}
 	}
-	var out []Item
+	var out []eval.Item
 	for i, v := range vals {
-		if v.Kind != Scalar || v.X.Text != "" || math.IsNaN(v.X.Value) || math.IsInf(v.X.Value, 0) || len(v.From) == 0 {
+		if v.Kind != eval.Scalar || v.X.Text != "" || math.IsNaN(v.X.Value) || math.IsInf(v.X.Value, 0) || len(v.From) == 0 {
 			continue
 		}
 		it := v.X
 		it.Metric = row.Sources[i].String()
 		it.Origin = fmt.Sprintf("%s, %s:%d", row.Place, t.File, row.Line)
 		if i < len(quote) && len(quote) == len(vals) {
-			var bp *bound
-			if bd, ok := precisionOf(v, row.Digits); ok {
+			var bp *eval.Bound
+			if bd, ok := eval.PrecisionOf(v, row.Digits); ok {
 				bp = &bd
 			}
-			it.Text = display(it, quote[i], bp)
+			it.Text = eval.Display(it, quote[i], bp)
 		}
 		out = append(out, it)
 	}
@@ -481,13 +490,13 @@ func derivedItems(t *Table, row *Row, vals []Value) []Item {
 
 // dedupeItems drops the items equal to an earlier one (a derivation bound
 // by several rows), keeping order.
-func dedupeItems(l []Item) []Item {
+func dedupeItems(l []eval.Item) []eval.Item {
 	type key struct {
 		v            float64
 		unit, metric string
 	}
 	seen := map[key]bool{}
-	var out []Item
+	var out []eval.Item
 	for _, it := range l {
 		k := key{it.Value, it.Unit, it.Metric}
 		if !seen[k] {
@@ -498,8 +507,8 @@ func dedupeItems(l []Item) []Item {
 	return out
 }
 
-func evalRow(env *Env, row *Row) ([]Value, []string, error) {
-	var vals []Value
+func evalRow(env *eval.Env, row *claims.Row) ([]eval.Value, []string, error) {
+	var vals []eval.Value
 	var srcs []string
 	for _, e := range row.Sources {
 		v, err := env.Eval(e)
@@ -507,7 +516,7 @@ func evalRow(env *Env, row *Row) ([]Value, []string, error) {
 			return nil, nil, err
 		}
 		vals = append(vals, v)
-		srcs = append(srcs, v.describe(e))
+		srcs = append(srcs, v.Describe(e))
 	}
 	return vals, srcs, nil
 }
@@ -527,28 +536,6 @@ func sep(k plan.Kind) string {
 	return " "
 }
 
-// Format prints v like the quoted number q: same decimals, scientific if q
-// is, thousands separators if q has them.
-func Format(v float64, q num.Number) string {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	case q.Sci:
-		return strconv.FormatFloat(v, 'e', q.Decimals, 64)
-	case strings.Contains(q.Text, ","):
-		return num.Format(v, q.Decimals)
-	}
-	s := strconv.FormatFloat(num.Round(v, q.Decimals), 'f', q.Decimals, 64)
-	if strings.HasPrefix(q.Text, "−") && strings.HasPrefix(s, "-") {
-		s = "−" + s[1:]
-	}
-	return s
-}
-
-func unitOK(quoted, source string) bool {
-	return quoted == "" || source == "" || quoted == source
-}
-
 // withUnit appends a unit, if any, after a space: "52.60 + 24.72 %".
 func withUnit(s, unit string) string {
 	if unit == "" {
@@ -558,7 +545,7 @@ func withUnit(s, unit string) string {
 }
 
 // compare fills b from the row's evaluated sources.
-func compare(b *Binding, vals []Value, srcs []string, env *Env) {
+func compare(b *Binding, vals []eval.Value, srcs []string, env *eval.Env) {
 	tk := b.Token
 	b.Source = strings.Join(srcs, " ; ")
 	parts := tk.Parts
@@ -568,15 +555,15 @@ func compare(b *Binding, vals []Value, srcs []string, env *Env) {
 		units := append([]string(nil), tk.Units...)
 		unitDiff := false
 		for i, v := range vals {
-			c := comparePart(parts[i], tk.Units[i], v, b.Row.Digits, b.Row.PadZeros)
-			raws = append(raws, c.raw)
-			b.PartOK = append(b.PartOK, c.ok)
-			if !c.ok {
-				why = append(why, c.why...)
-				b.Notes = append(b.Notes, c.notes...)
+			c := eval.Compare(parts[i], tk.Units[i], v, b.Row.Digits, b.Row.PadZeros)
+			raws = append(raws, c.Raw)
+			b.PartOK = append(b.PartOK, c.OK)
+			if !c.OK {
+				why = append(why, c.Why...)
+				b.Notes = append(b.Notes, c.Notes...)
 			}
-			if !unitOK(tk.Units[i], c.unit) {
-				units[i], unitDiff = c.unit, true
+			if !eval.UnitOK(tk.Units[i], c.Unit) {
+				units[i], unitDiff = c.Unit, true
 			}
 		}
 		if unitDiff {
@@ -594,14 +581,14 @@ func compare(b *Binding, vals []Value, srcs []string, env *Env) {
 		}
 	case len(vals) == 1 && len(parts) == 2 && tk.Kind == plan.Range:
 		v := vals[0]
-		if v.Kind == List {
-			v = toPair(v.List)
+		if v.Kind == eval.List {
+			v = eval.PairOf(v.List)
 		}
-		if v.Kind != Pair {
+		if v.Kind != eval.Pair {
 			b.Status, b.Msg = BadSource, fmt.Sprintf("a quoted range needs a range source (range(@SET:METRIC)), got %s", b.Row.Sources[0])
 			return
 		}
-		uok := unitOK(tk.Units[0], v.Lo.Unit)
+		uok := eval.UnitOK(tk.Units[0], v.Lo.Unit)
 		unit := tk.Unit
 		if !uok {
 			unit = v.Lo.Unit
@@ -609,16 +596,16 @@ func compare(b *Binding, vals []Value, srcs []string, env *Env) {
 		// each end of the range is one run's print: it bounds its part
 		var notes, shown []string
 		precOK := []bool{true, true}
-		for i, it := range []Item{v.Lo, v.Hi} {
-			bd, hasBound := precisionOf(Value{Kind: Scalar, X: it}, -1)
-			var bp *bound
+		for i, it := range []eval.Item{v.Lo, v.Hi} {
+			bd, hasBound := eval.PrecisionOf(eval.Value{Kind: eval.Scalar, X: it}, -1)
+			var bp *eval.Bound
 			if hasBound {
 				bp = &bd
-				if why := bd.check(parts[i]); why != "" {
+				if why := bd.Check(parts[i]); why != "" {
 					notes, precOK[i] = append(notes, why), false
 				}
 			}
-			shown = append(shown, display(it, parts[i], bp))
+			shown = append(shown, eval.Display(it, parts[i], bp))
 		}
 		b.Raw = withUnit(shown[0]+"–"+shown[1], unit)
 		valOK := []bool{num.Matches(v.Lo.Value, parts[0]), num.Matches(v.Hi.Value, parts[1])}
@@ -646,13 +633,13 @@ func compare(b *Binding, vals []Value, srcs []string, env *Env) {
 		if loIn && hiIn {
 			b.Status = DropsRuns
 			for _, it := range v.List {
-				if it.Value < parts[0].Value-half(parts[0]) || it.Value > parts[1].Value+half(parts[1]) {
+				if it.Value < parts[0].Value-eval.Half(parts[0]) || it.Value > parts[1].Value+eval.Half(parts[1]) {
 					b.Dropped = append(b.Dropped, it)
 				}
 			}
 			var names []string
 			for _, it := range b.Dropped {
-				names = append(names, fmt.Sprintf("%s (%s)", it.Run, display(it, parts[0], nil)))
+				names = append(names, fmt.Sprintf("%s (%s)", it.Run, eval.Display(it, parts[0], nil)))
 			}
 			b.Msg = fmt.Sprintf("the range leaves out %s of its %d runs: %s", plural(len(b.Dropped), "run"), len(v.List), strings.Join(names, ", "))
 			if len(notes) > 0 {
@@ -677,187 +664,9 @@ func compare(b *Binding, vals []Value, srcs []string, env *Env) {
 	}
 }
 
-func half(q num.Number) float64 { return 0.5 * math.Pow(10, -float64(q.Decimals)) }
-
 func plural(n int, w string) string {
 	if n == 1 {
 		return "1 " + w
 	}
 	return fmt.Sprintf("%d %ss", n, w)
-}
-
-// toPair returns the range of a list: its smallest and largest items, the
-// list kept for the runs it spans. An empty list gives the zero Value.
-func toPair(l []Item) Value {
-	if len(l) == 0 {
-		return Value{}
-	}
-	v := Value{Kind: Pair, Lo: l[0], Hi: l[0], List: l}
-	for _, it := range l[1:] {
-		if it.Value < v.Lo.Value {
-			v.Lo = it
-		}
-		if it.Value > v.Hi.Value {
-			v.Hi = it
-		}
-	}
-	return v
-}
-
-// partCheck is the comparison of one quoted number with its source.
-type partCheck struct {
-	raw   string   // the source's value, at the precision it was printed
-	unit  string   // the source's unit ("" for none)
-	ok    bool     // the quote equals its source in value, unit and precision
-	why   []string // what is wrong, when not ok
-	notes []string // the reasons of why that are not a different value: unit, precision
-}
-
-// comparePart compares one quoted number with one source value. digits is
-// the row's digits=K (-1 when not given); pad is the row's pad=zeros.
-func comparePart(q num.Number, unit string, v Value, digits int, pad bool) partCheck {
-	var c partCheck
-	fail := func(note bool, format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		c.why = append(c.why, msg)
-		if note {
-			c.notes = append(c.notes, msg)
-		}
-	}
-	bd, hasBound := precisionOf(v, digits)
-	var bp *bound
-	if hasBound {
-		bp = &bd
-	}
-	switch v.Kind {
-	case Scalar:
-		c.raw, c.unit = display(v.X, q, bp), v.X.Unit
-		if !unitOK(unit, v.X.Unit) {
-			fail(true, "unit: %s is quoted in %s, its source is in %s: the units differ", q.Text, unit, v.X.Unit)
-		} else if !num.Matches(v.X.Value, q) {
-			fail(false, "%s is quoted, the source gives %s", q.Text, c.raw)
-		}
-	case List, Pair:
-		if v.Kind == List {
-			v = toPair(v.List)
-		}
-		c.unit = v.Lo.Unit
-		lo, hi := display(v.Lo, q, bp), display(v.Hi, q, bp)
-		if c.raw = lo; lo != hi {
-			c.raw = lo + "–" + hi
-		}
-		if !unitOK(unit, v.Lo.Unit) {
-			fail(true, "unit: %s is quoted in %s, its source is in %s: the units differ", q.Text, unit, v.Lo.Unit)
-		} else if Format(v.Lo.Value, q) != Format(v.Hi.Value, q) || !num.Matches(v.Lo.Value, q) {
-			fail(false, "%s is quoted as one number, its runs span %s", q.Text, c.raw)
-		}
-	default:
-		return partCheck{why: []string{"the source is a set of runs, not a number"}}
-	}
-	if hasBound {
-		if why := bd.check(q); why != "" && !(pad && zeroPadded(q, bd.place)) {
-			fail(true, "%s", why)
-		}
-	}
-	c.ok = len(c.why) == 0
-	return c
-}
-
-// Printed returns the raw values, across every run, that print as the
-// quoted number q (at its precision) in the given unit ("" for any unit):
-// values printed at least as precisely as q that round to it.
-func (env *Env) Printed(q num.Number, unit string) []Item {
-	ix := env.index()
-	all := ix.all
-	if unit != "" {
-		all = ix.byUnit[unit]
-	}
-	lo := q.Value - half(q)
-	i := sort.Search(len(all), func(i int) bool { return all[i].Value >= lo-1e-12 })
-	var out []Item
-	for ; i < len(all) && all[i].Value <= q.Value+half(q)+1e-12; i++ {
-		if n, ok := printed(all[i]); ok && lastPlace(n) <= lastPlace(q) && num.Matches(all[i].Value, q) {
-			out = append(out, all[i])
-		}
-	}
-	return out
-}
-
-type index struct {
-	all    []Item
-	byUnit map[string][]Item
-}
-
-func (env *Env) index() *index {
-	if env.ix != nil {
-		return env.ix
-	}
-	ix := &index{byUnit: map[string][]Item{}}
-	for _, name := range env.Names {
-		ms := env.Metrics[name]
-		if ms == nil {
-			continue
-		}
-		for _, m := range ms.List {
-			it := Item{Value: m.Num.Value, Text: m.Num.Text, Unit: plan.CanonUnit(m.Unit), Run: name, Metric: m.Name, Line: m.Line}
-			if math.IsNaN(it.Value) || math.IsInf(it.Value, 0) {
-				continue
-			}
-			ix.all = append(ix.all, it)
-			ix.byUnit[it.Unit] = append(ix.byUnit[it.Unit], it)
-		}
-	}
-	less := func(l []Item) func(i, j int) bool {
-		return func(i, j int) bool { return l[i].Value < l[j].Value }
-	}
-	sort.SliceStable(ix.all, less(ix.all))
-	for _, l := range ix.byUnit {
-		sort.SliceStable(l, less(l))
-	}
-	env.ix = ix
-	return ix
-}
-
-// Nearest returns up to k raw values nearest to v among the metrics whose
-// unit is unit (every metric when unit is ""), and among the values the
-// claims rows derive (once Check has run), nearest first.
-func (env *Env) Nearest(v float64, unit string, k int) []Item {
-	ix := env.index()
-	l := ix.all
-	if unit != "" {
-		l = ix.byUnit[unit]
-	}
-	out := nearest(l, v, k)
-	if len(env.derived) == 0 {
-		return out
-	}
-	var d []Item
-	for _, it := range env.derived {
-		if unit == "" || it.Unit == unit {
-			d = append(d, it)
-		}
-	}
-	out = append(out, d...)
-	sort.SliceStable(out, func(i, j int) bool { return math.Abs(out[i].Value-v) < math.Abs(out[j].Value-v) })
-	if len(out) > k {
-		out = out[:k]
-	}
-	return out
-}
-
-// nearest returns up to k items of the sorted list l nearest to v.
-func nearest(l []Item, v float64, k int) []Item {
-	i := sort.Search(len(l), func(i int) bool { return l[i].Value >= v })
-	var out []Item
-	a, b := i-1, i
-	for len(out) < k && (a >= 0 || b < len(l)) {
-		if b >= len(l) || a >= 0 && v-l[a].Value <= l[b].Value-v {
-			out = append(out, l[a])
-			a--
-		} else {
-			out = append(out, l[b])
-			b++
-		}
-	}
-	return out
 }

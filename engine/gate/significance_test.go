@@ -1,10 +1,13 @@
-package claims
+package gate
 
 import (
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
+	"github.com/strataspec/strataspec/engine/claims/eval/evaltest"
 	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -36,18 +39,18 @@ func TestCheckSignificance(t *testing.T) {
 		}
 		return llamacpp.ParseProgram(llamacpp.ProgramBench, name, string(b))
 	}
-	tb := Parse("PLAN.claims", []byte(`section §9.1 #1
+	tb := evaltest.Parse("PLAN.claims", `section §9.1 #1
 §9.1 #1 | 7100.00 → 7263.61 tok/s | a:pp512 ; b:pp512
 §9.1 #1 | 118.88 → 119.84 tok/s | a:tg128 ; b:tg128
 §9.1 #1 | 118.9 → 119.8 tok/s | a:tg128 ; b:tg128 | caveat=one-machine
 §9.1 #1 | 7100.00 → 7285.68 tok/s | a:pp512 ; c:pp512
-`))
+`)
 	if err := tb.Err(); err != nil {
 		t.Fatal(err)
 	}
-	e := &Env{Names: []string{"a", "b", "c"}, Table: tb, Metrics: map[string]*tail.Metrics{
+	e := eval.NewEnv(tb, []string{"a", "b", "c"}, map[string]*tail.Metrics{
 		"a": read("bench-readme-b5163.json"), "b": read("bench-readme-b5163.jsonl"), "c": read("bench-readme-b5163.csv"),
-	}}
+	}, nil)
 	res := Check(plan.Parse("PLAN.md", []byte(sigPlan)), tb, e)
 	tests := []struct {
 		status Status
@@ -85,8 +88,8 @@ func TestCheckSignificance(t *testing.T) {
 
 // A row comparing metrics without samples is not tested.
 func TestCheckSignificanceNoSamples(t *testing.T) {
-	e := &Env{Metrics: map[string]*tail.Metrics{"a": {List: []tail.Metric{{Name: "m", Line: 1}}}, "b": {List: []tail.Metric{{Name: "m", Line: 1}}}}}
-	if s := significance(e, nil, []Value{{Kind: Scalar, X: Item{Run: "a", Metric: "m", Line: 1}}, {Kind: Scalar, X: Item{Run: "b", Metric: "m", Line: 1}}}); s != nil {
+	e := eval.NewEnv(&claims.Table{}, []string{"a", "b"}, map[string]*tail.Metrics{"a": {List: []tail.Metric{{Name: "m", Line: 1}}}, "b": {List: []tail.Metric{{Name: "m", Line: 1}}}}, nil)
+	if s := significance(e, nil, []eval.Value{{Kind: eval.Scalar, X: eval.Item{Run: "a", Metric: "m", Line: 1}}, {Kind: eval.Scalar, X: eval.Item{Run: "b", Metric: "m", Line: 1}}}); s != nil {
 		t.Errorf("significance(no samples) = %v; want nil", s)
 	}
 }

@@ -1,4 +1,26 @@
-package claims
+// Package eval evaluates the sources of a claims table (engine/claims)
+// against an archive's metrics, as text/template executes what
+// text/template/parse parsed: an environment (Env: the runs' and records'
+// metrics, the table's sets and constants), the values an expression
+// evaluates to (Value, Item), the derivations a source may call (Funcs),
+// and how precisely a value may be quoted (Bound, Compare).
+//
+// Precision: a quote may not be more precise than its source. A value read
+// as printed (RUN:METRIC, @SET:METRIC, each(…), $NAME, a number) bounds the
+// quote to the decimals it was printed with: 3,194.1900 ms does not match a
+// run that printed 3194.19, though the values are equal. A derivation over
+// metrics (mean, ratio, to, …) bounds the quote to the decimals of the most
+// precise metric feeding it, unless the row says digits=K, which allows K
+// decimals for the derivation (it never lets a quote out-print a value read
+// as printed). A derivation fed by no printed value (count(@SET)) is exact.
+// A scientific quote is compared by the place of its last digit
+// (2.16e-07 against 2.1649e-07). A finding prints a raw value at the
+// precision its source printed it (a derivation's at the quote's, capped by
+// the derivation's bound), never at a finer one.
+//
+// An Env is built once (NewEnv) and never changes: evaluating, and the
+// lookups of printed and nearest values, read it and write nothing.
+package eval
 
 import (
 	"fmt"
@@ -6,6 +28,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/names"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -70,39 +93,57 @@ type Value struct {
 }
 
 // Env is what expressions are evaluated against: the archive's runs and
-// their parsed metrics, and the table's sets and constants.
+// their parsed metrics, and the table's sets and constants. Build it with
+// NewEnv and change none of its fields afterwards.
 type Env struct {
 	Names   []string                 // every run and record name, in archive order
 	Metrics map[string]*tail.Metrics // parsed tails by name
-	Table   *Table
+	Table   *claims.Table
 	// Tail returns a run's archived output tail ("" when there is none);
 	// nil when tails are not at hand (code spans are then checked by
 	// their rows only).
 	Tail func(run string) string
 
-	sets    map[string][]string
-	ix      *index
-	derived []Item // the values the claims rows derive, set by Check
+	funcs map[string]Func
+	sets  map[string]expanded // the table's sets, expanded over Names
+	ix    index
 }
 
-// Set returns the runs of a named set, expanded once.
+// expanded is a declared set expanded over the archive's names: its runs,
+// or why it has none.
+type expanded struct {
+	runs []string
+	err  error
+}
+
+// NewEnv returns the environment of a table over the archive's runs and
+// records (names, in archive order, and their metrics; a name may have no
+// metrics). tails reads a run's output tail; it may be nil. The table's
+// sets are expanded and the printed values indexed here, once.
+func NewEnv(t *claims.Table, names []string, metrics map[string]*tail.Metrics, tails func(run string) string) *Env {
+	env := &Env{Names: names, Metrics: metrics, Table: t, Tail: tails, funcs: funcTable(), sets: map[string]expanded{}}
+	for name, s := range t.Sets {
+		e := expanded{runs: s.Expand(names)}
+		if len(e.runs) == 0 {
+			e.err = fmt.Errorf("set @%s (%s line %d) matches no run", name, t.File, s.Line)
+		}
+		env.sets[name] = e
+	}
+	env.ix = newIndex(names, metrics)
+	return env
+}
+
+// Set returns the runs of a named set.
 func (env *Env) Set(name string) ([]string, error) {
-	if r, ok := env.sets[name]; ok {
-		return r, nil
+	e, ok := env.sets[name]
+	if !ok {
+		var declared []string
+		for k := range maps.Keys(env.Table.Sets) {
+			declared = append(declared, "@"+k)
+		}
+		return nil, fmt.Errorf("unknown set @%s%s", name, names.DidYouMean("@"+name, declared))
 	}
-	s := env.Table.Sets[name]
-	if s == nil {
-		return nil, fmt.Errorf("unknown set @%s%s", name, names.DidYouMean("@"+name, sigilNames("@", maps.Keys(env.Table.Sets))))
-	}
-	runs := s.Expand(env.Names)
-	if len(runs) == 0 {
-		return nil, fmt.Errorf("set @%s (%s line %d) matches no run", name, env.Table.File, s.Line)
-	}
-	if env.sets == nil {
-		env.sets = map[string][]string{}
-	}
-	env.sets[name] = runs
-	return runs, nil
+	return e.runs, e.err
 }
 
 func (env *Env) metric(run, name string) (Item, error) {
@@ -110,7 +151,7 @@ func (env *Env) metric(run, name string) (Item, error) {
 	if !ok {
 		return Item{}, fmt.Errorf("no run %q in the archive%s", run, names.DidYouMean(run, env.Names))
 	}
-	ref, err := ParseRef(name)
+	ref, err := claims.ParseRef(name)
 	if err != nil {
 		return Item{}, err
 	}
@@ -121,7 +162,7 @@ func (env *Env) metric(run, name string) (Item, error) {
 		}
 		return Item{}, fmt.Errorf("run %s has no metric %q%s", run, ref.Name, names.DidYouMean(ref.Name, known))
 	}
-	m, err := ref.Find(ms)
+	m, err := Find(ref, ms)
 	if err != nil {
 		return Item{}, fmt.Errorf("run %s: %v", run, err)
 	}
@@ -130,27 +171,27 @@ func (env *Env) metric(run, name string) (Item, error) {
 }
 
 // Eval evaluates an expression.
-func (env *Env) Eval(e *Expr) (Value, error) {
+func (env *Env) Eval(e *claims.Expr) (Value, error) {
 	switch e.Op {
-	case OpNumber:
+	case claims.OpNumber:
 		return Value{Kind: Scalar, X: Item{Value: e.Num.Value, Text: e.Num.Text, Metric: e.Num.Text}}, nil
-	case OpConst:
+	case claims.OpConst:
 		c := env.Table.Consts[e.Name]
 		if c == nil {
 			return Value{}, fmt.Errorf("unknown constant $%s", e.Name)
 		}
 		it := Item{Value: c.Num.Value, Text: c.Num.Text, Unit: c.Unit, Metric: "$" + c.Name}
 		return Value{Kind: Scalar, X: it, From: []Item{it}}, nil
-	case OpMetric:
+	case claims.OpMetric:
 		it, err := env.metric(e.Run, e.Metric)
 		if err != nil {
 			return Value{}, err
 		}
 		return Value{Kind: Scalar, X: it, From: []Item{it}}, nil
-	case OpSet:
+	case claims.OpSet:
 		runs, err := env.Set(e.Name)
 		return Value{Kind: Runs, Runs: runs}, err
-	case OpSetMetric:
+	case claims.OpSetMetric:
 		runs, err := env.Set(e.Name)
 		if err != nil {
 			return Value{}, err
@@ -164,10 +205,13 @@ func (env *Env) Eval(e *Expr) (Value, error) {
 			v.List = append(v.List, it)
 		}
 		return v, nil
-	case OpWord:
+	case claims.OpWord:
 		return Value{Kind: Scalar, X: Item{Metric: e.Name, Value: math.NaN()}}, nil
-	case OpCall:
-		f := funcs[e.Name]
+	case claims.OpCall:
+		f, ok := env.funcs[e.Name]
+		if !ok {
+			return Value{}, fmt.Errorf("unknown derivation %s", e.Name)
+		}
 		args := make([]Value, len(e.Args))
 		for i, a := range e.Args {
 			v, err := env.Eval(a)
@@ -201,15 +245,17 @@ func (v Value) Items() []Item {
 	return nil
 }
 
-// describe says where a value came from, for a finding's Source.
-func (v Value) describe(e *Expr) string {
+// Describe says where a value, the value of e, came from, for a finding's
+// Source: "run: metric (tail line N)", or e with the runs and constants
+// that fed it.
+func (v Value) Describe(e *claims.Expr) string {
 	var where []string
 	for _, it := range v.Items() {
 		if it.Run != "" || strings.HasPrefix(it.Metric, "$") {
 			where = append(where, it.Where())
 		}
 	}
-	if e.Op == OpMetric && len(where) == 1 {
+	if e.Op == claims.OpMetric && len(where) == 1 {
 		return where[0]
 	}
 	if len(where) > 4 {

@@ -1,9 +1,11 @@
-package claims
+package gate
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/stats"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -31,7 +33,7 @@ import (
 
 // Significance is the test of one compared pair.
 type Significance struct {
-	A, B       Item // the compared values, in source order
+	A, B       eval.Item // the compared values, in source order
 	Comparison stats.Comparison
 	Err        error    // the test could not be made (all samples equal, ...)
 	Unlike     []string // configuration fields A and B differ in
@@ -54,7 +56,7 @@ func (s *Significance) String() string {
 
 // sampled returns the metric an item was read from, when it has samples or
 // a configuration.
-func (env *Env) sampled(it Item) (tail.Metric, bool) {
+func sampled(env *eval.Env, it eval.Item) (tail.Metric, bool) {
 	if it.Run == "" {
 		return tail.Metric{}, false
 	}
@@ -72,8 +74,8 @@ func (env *Env) sampled(it Item) (tail.Metric, bool) {
 
 // significance tests the compared pair of a row's values, if the row
 // compares two metrics one of which has samples; nil otherwise.
-func significance(env *Env, row *Row, vals []Value) *Significance {
-	var items []Item
+func significance(env *eval.Env, row *claims.Row, vals []eval.Value) *Significance {
+	var items []eval.Item
 	seen := map[string]bool{}
 	for _, v := range vals {
 		for _, it := range v.Items() {
@@ -88,12 +90,12 @@ func significance(env *Env, row *Row, vals []Value) *Significance {
 	if len(items) != 2 {
 		return nil
 	}
-	ma, okA := env.sampled(items[0])
-	mb, okB := env.sampled(items[1])
+	ma, okA := sampled(env, items[0])
+	mb, okB := sampled(env, items[1])
 	if len(ma.Samples()) == 0 && len(mb.Samples()) == 0 {
 		return nil
 	}
-	sample := func(m tail.Metric, ok bool, it Item) []float64 {
+	sample := func(m tail.Metric, ok bool, it eval.Item) []float64 {
 		if ok && len(m.Samples()) > 0 {
 			return m.Samples()
 		}
@@ -116,12 +118,12 @@ func significance(env *Env, row *Row, vals []Value) *Significance {
 // quotedInverse reports whether a row's values quote the first compared
 // metric over the second (ratio(X, Y) = X/Y), the inverse of the test's
 // ratio of medians, which is the second side's over the first's.
-func quotedInverse(row *Row) bool {
-	return row != nil && len(row.Sources) == 1 && row.Sources[0].Op == OpCall && row.Sources[0].Name == "ratio"
+func quotedInverse(row *claims.Row) bool {
+	return row != nil && len(row.Sources) == 1 && row.Sources[0].Op == claims.OpCall && row.Sources[0].Name == "ratio"
 }
 
 // checkSignificance applies the significance test to a matched binding.
-func checkSignificance(env *Env, b *Binding, vals []Value, file string) {
+func checkSignificance(env *eval.Env, b *Binding, vals []eval.Value, file string) {
 	s := significance(env, b.Row, vals)
 	if s == nil {
 		return
