@@ -218,7 +218,29 @@ func (d *decoder) strings(n *jsontree.Node) []string {
 func firstKey(path string) string { return strings.SplitN(path, ".", 2)[0] }
 
 func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) error {
-	doc, err := jsontree.ParseDoc(file, data)
+	// The runs are decoded one record at a time as the parser reads them,
+	// and their trees dropped: memory follows the runs kept, not every
+	// record's tree, and a file over -max-runs stops at the first run past
+	// the limit.
+	at := rs.Runs
+	if at == "" && !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("[")) {
+		at = "runs" // a top-level object: its "runs"
+	}
+	d := &decoder{}
+	seen := newFieldsSeen(rs.Declared())
+	streamed := false
+	doc, err := jsontree.ParseDocEach(file, data, at, func(doc *jsontree.Doc, i int, rn *jsontree.Node) error {
+		d.p, streamed = doc, true
+		s.decodeRun(d, rn, i, rs.Fields)
+		if d.err != nil {
+			return d.err
+		}
+		seen.add(rn)
+		if s.loadErr != nil {
+			return s.loadErr // over -max-runs: read no further
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -226,20 +248,22 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 		s.Docs = map[string]*jsontree.Doc{}
 	}
 	s.Docs[file] = doc
-	d := &decoder{p: doc}
+	d.p = doc
 	root := doc.Root
-	runs := root.Lookup(rs.Runs)
-	if rs.Runs == "" && root.Kind == 'o' {
-		runs = root.Get("runs")
+	runs := root.Lookup(at)
+	if rs.Runs == "" && root.Kind != 'o' {
+		runs = root
 	}
 	if runs == nil {
 		return doc.Errorf(root, "no array of runs at %q (set \"runs\" in %s's results entry)", rs.Runs, checkout.File)
 	}
-	s.decodeRuns(d, runs, rs.Fields)
-	if d.err != nil {
-		return d.err
+	if !streamed {
+		s.decodeRuns(d, runs, rs.Fields) // not an array (an error), or an empty one
+		if d.err != nil {
+			return d.err
+		}
 	}
-	s.noteUnmatchedFields(file, runs, rs.Declared())
+	seen.note(s, file)
 	if root.Kind != 'o' {
 		return nil
 	}
@@ -1108,26 +1132,44 @@ func (s *Snapshot) noteEmpty(glob string, matched []string, key string) {
 	s.note(key+"\x00"+glob, Note{File: s.Spec.Path, Msg: fmt.Sprintf("%s: %s matches no file", key, glob)})
 }
 
-// noteUnmatchedFields notes each field path the spec file declared that no
-// run record of the file has: a misspelt path would otherwise leave every
-// run without its argv or exit status, silently.
-func (s *Snapshot) noteUnmatchedFields(file string, runs *jsontree.Node, declared checkout.Fields) {
-	if runs.Kind != 'a' || len(runs.Vals) == 0 {
-		return
-	}
+// fieldsSeen gathers, record by record, which declared field paths some
+// run record has, for a note on each that none has.
+type fieldsSeen struct {
+	fields  []struct{ name, path string }
+	found   []bool
+	records int
+}
+
+func newFieldsSeen(declared checkout.Fields) *fieldsSeen {
+	f := &fieldsSeen{}
 	for _, fp := range []struct{ name, path string }{{"argv", declared.Argv}, {"env", declared.Env}, {"exit", declared.Exit},
 		{"duration", declared.Duration}, {"tail", declared.Tail}, {"start", declared.Start}, {"group", declared.Group}} {
-		if fp.path == "" {
-			continue
+		if fp.path != "" {
+			f.fields = append(f.fields, fp)
 		}
-		found := false
-		for _, rn := range runs.Vals {
-			if rn.Lookup(fp.path) != nil {
-				found = true
-				break
-			}
+	}
+	f.found = make([]bool, len(f.fields))
+	return f
+}
+
+// add looks for the fields in one run record.
+func (f *fieldsSeen) add(rn *jsontree.Node) {
+	f.records++
+	for i, fp := range f.fields {
+		if !f.found[i] && rn.Lookup(fp.path) != nil {
+			f.found[i] = true
 		}
-		if !found {
+	}
+}
+
+// note notes every declared field no record of file has (none when file
+// has no records).
+func (f *fieldsSeen) note(s *Snapshot, file string) {
+	if f.records == 0 {
+		return
+	}
+	for i, fp := range f.fields {
+		if !f.found[i] {
 			s.note(file+"\x00field\x00"+fp.name, Note{File: s.Spec.Path, Msg: fmt.Sprintf("fields.%s: no run record of %s has %q", fp.name, file, fp.path)})
 		}
 	}

@@ -23,9 +23,12 @@ var Formats = analysis.NewInput("formats", "the formats runs and records are rea
 var RunMetrics = analysis.NewInput("run metrics", "every run's parsed output", func(p *analysis.Pass) (map[string]*tail.Metrics, error) {
 	reg := Formats.Of(p)
 	out := make(map[string]*tail.Metrics, len(p.Snap.Runs))
+	lim := limits(p)
 	for _, r := range p.Snap.Runs {
-		ms := parseRun(reg, r)
-		if lim := limits(p); len(ms.List) > lim.Metrics {
+		// The parsers stop at the limit: a hostile output costs memory
+		// proportional to the limit, not to its lines.
+		ms := parseRun(reg, r, lim.Metrics)
+		if ms.Over || len(ms.List) > lim.Metrics {
 			return nil, &snapfs.LimitError{File: r.Source, What: "metrics in one run's output", Limit: int64(lim.Metrics), Flag: "-max-metrics"}
 		}
 		ms.Detach() // keep the metrics, not the tail they were sliced from
@@ -50,6 +53,8 @@ func limits(p *analysis.Pass) snapfs.Limits {
 var RecordMetrics = analysis.NewInput("record metrics", "the parsed records beside the runs", func(p *analysis.Pass) (map[string]*tail.Metrics, error) {
 	reg := Formats.Of(p)
 	out := map[string]*tail.Metrics{}
+	lim := limits(p)
+	var over error
 	read := func(rec *archive.Record, def string) {
 		name := rec.Format
 		if name == "" {
@@ -60,13 +65,20 @@ var RecordMetrics = analysis.NewInput("record metrics", "the parsed records besi
 			out[rec.Key()] = &tail.Metrics{Source: rec.File, Errors: []*tail.Error{{File: rec.File, Msg: "no format " + name}}}
 			return
 		}
-		out[rec.Key()] = f.Parse(rec.File, rec.Text)
+		ms := f.ParseMax(rec.File, rec.Text, lim.Metrics)
+		if ms.Over && over == nil {
+			over = &snapfs.LimitError{File: rec.File, What: "metrics in one record", Limit: int64(lim.Metrics), Flag: "-max-metrics"}
+		}
+		out[rec.Key()] = ms
 	}
 	for _, rec := range p.Snap.Parity {
 		read(rec, format.RouteParity)
 	}
 	if rec := p.Snap.SelfTest; rec != nil {
 		read(rec, format.SelfTest)
+	}
+	if over != nil {
+		return nil, over
 	}
 	return out, nil
 }, Formats.Analyzer)
@@ -80,11 +92,13 @@ func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 	if spec == nil {
 		spec = checkout.Default()
 	}
-	return parseRun(format.FromSpec(spec), r)
+	return parseRun(format.FromSpec(spec), r, 0)
 }
 
-func parseRun(reg *format.Registry, r *archive.Run) *tail.Metrics {
-	ms := parseOutput(reg, r)
+// parseRun is ParseRun in the formats of reg, keeping at most max metrics
+// (0: no limit; see tail.Metrics.Over).
+func parseRun(reg *format.Registry, r *archive.Run, max int) *tail.Metrics {
+	ms := parseOutput(reg, r, max)
 	for _, m := range r.Metrics { // record fields the spec reads as metrics; not on a tail line
 		ms.Add(tail.Metric{Name: m.Name, Num: m.Num, Unit: m.Unit})
 	}
@@ -95,7 +109,7 @@ func parseRun(reg *format.Registry, r *archive.Run) *tail.Metrics {
 }
 
 // parseOutput reads a run's output in its program's format.
-func parseOutput(reg *format.Registry, r *archive.Run) *tail.Metrics {
+func parseOutput(reg *format.Registry, r *archive.Run, max int) *tail.Metrics {
 	text, err := r.Text()
 	if err != nil {
 		return &tail.Metrics{Source: r.Source, Errors: []*tail.Error{{File: r.Source, Msg: "output cannot be read: " + err.Error()}}}
@@ -109,7 +123,7 @@ func parseOutput(reg *format.Registry, r *archive.Run) *tail.Metrics {
 		return &tail.Metrics{Source: r.Source, Errors: []*tail.Error{{File: r.Source,
 			Msg: "no parser for program " + prog + ": declare it under \"programs\" in " + checkout.File}}}
 	}
-	return f.Parse(r.Source, text)
+	return f.ParseMax(r.Source, text, max)
 }
 
 // RunsWith returns the runs, in snapshot order, whose metrics include at

@@ -52,14 +52,18 @@ type Format struct {
 	// Doc says in one line what the format reads.
 	Doc string
 
-	parse func(source, text string) *tail.Metrics
+	parse func(source, text string, max int) *tail.Metrics
 	echo  bool // the output echoes its prompt (llama-cli's "> …")
 }
 
 // Parse reads text (from source, for messages) into metrics, each in its
 // vocabulary unit (see Normalize).
-func (f *Format) Parse(source, text string) *tail.Metrics {
-	ms := f.parse(source, text)
+func (f *Format) Parse(source, text string) *tail.Metrics { return f.ParseMax(source, text, 0) }
+
+// ParseMax is Parse keeping at most max metrics (0: no limit): past it the
+// result is Over (tail.Metrics.Over) and the rest of text is not read.
+func (f *Format) ParseMax(source, text string, max int) *tail.Metrics {
+	ms := f.parse(source, text, max)
 	Normalize(ms)
 	return ms
 }
@@ -79,19 +83,19 @@ type Registry struct {
 // Builtin returns a registry of the built-in formats.
 func Builtin() *Registry {
 	r := &Registry{byName: map[string]*Format{}}
-	llama := func(program string) func(string, string) *tail.Metrics {
-		return func(source, text string) *tail.Metrics {
-			return withRunner(llamacpp.ParseProgram(program, source, text), source, text)
+	llama := func(program string) func(string, string, int) *tail.Metrics {
+		return func(source, text string, max int) *tail.Metrics {
+			return withRunner(llamacpp.ParseProgramMax(program, source, text, max), source, text)
 		}
 	}
 	for _, f := range []*Format{
-		{Name: Strata, Doc: "the strata window CLI's log (and the runner's appended lines)", parse: tail.ParseStrata},
+		{Name: Strata, Doc: "the strata window CLI's log (and the runner's appended lines)", parse: tail.ParseStrataMax},
 		{Name: Perplexity, Doc: "llama-perplexity's output", parse: llama(llamacpp.ProgramPerplexity)},
 		{Name: Server, Doc: "llama-server's log", parse: llama(llamacpp.ProgramServer)},
 		{Name: LlamaCpp, Doc: "llama-cli's, llama-completion's and the other llama.cpp programs' summary", parse: llama(llamacpp.ProgramCLI), echo: true},
 		{Name: Bench, Doc: "llama-bench's output (markdown, JSON, JSON Lines, CSV)", parse: llama(llamacpp.ProgramBench)},
-		{Name: RouteParity, Doc: "a route_parity log", parse: tail.ParseRouteParity},
-		{Name: SelfTest, Doc: "the validation runner's --self-test output", parse: tail.ParseSelfTest},
+		{Name: RouteParity, Doc: "a route_parity log", parse: tail.ParseRouteParityMax},
+		{Name: SelfTest, Doc: "the validation runner's --self-test output", parse: tail.ParseSelfTestMax},
 	} {
 		r.add(f)
 	}
@@ -101,10 +105,10 @@ func Builtin() *Registry {
 // withRunner adds the validation runner's appended lines (memory, disk) to
 // a llama.cpp output's metrics, when the runner appended them.
 func withRunner(ms *tail.Metrics, source, text string) *tail.Metrics {
-	if !strings.Contains(text, "[runner] ") {
+	if ms.Over || !strings.Contains(text, "[runner] ") {
 		return ms
 	}
-	return tail.Merge(ms, tail.ParseRunner(source, text))
+	return tail.Merge(ms, tail.ParseRunnerMax(source, text, ms.Max))
 }
 
 func (r *Registry) add(f *Format) {
@@ -153,21 +157,21 @@ func FromSpec(spec *checkout.Spec) *Registry {
 // line patterns', after the prefix is removed, with the renaming applied.
 func declared(spec *checkout.Spec, name string, d checkout.Format, r *Registry) *Format {
 	f := &Format{Name: name, Wraps: d.Wrap, Doc: d.Doc}
-	var read func(source, text string) *tail.Metrics
+	var read func(source, text string, max int) *tail.Metrics
 	if inner, ok := r.Get(d.Wrap); ok {
 		f.echo, read = inner.echo, inner.parse
 	} else {
 		pats := patterns(spec.Patterns(name))
-		read = func(source, text string) *tail.Metrics {
-			return withRunner(tail.ParsePatterns(source, text, pats), source, text)
+		read = func(source, text string, max int) *tail.Metrics {
+			return withRunner(tail.ParsePatterns(source, text, pats, max), source, text)
 		}
 	}
 	prefix, rename := spec.Prefix(name), d.Metrics
-	f.parse = func(source, text string) *tail.Metrics {
+	f.parse = func(source, text string, max int) *tail.Metrics {
 		if prefix != nil {
 			text = StripPrefix(text, prefix)
 		}
-		ms := read(source, text)
+		ms := read(source, text, max)
 		for i := range ms.List {
 			if to, ok := rename[ms.List[i].Name]; ok {
 				ms.List[i].Name = to.Name

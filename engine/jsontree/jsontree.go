@@ -50,6 +50,14 @@ type parser struct {
 	data  []byte
 	dec   *json.Decoder
 	lines LineIndex
+
+	// With each set, the array at the member path target (see
+	// ParseDocEach) is not kept: each element is passed to each and
+	// dropped.
+	target  []string
+	each    func(i int, elem *Node) error
+	invalid int // offset of the first invalid UTF-8 byte, -1 for none
+	doc     *Doc
 }
 
 // LineIndex maps byte offsets to 1-based line and column (columns count
@@ -84,9 +92,17 @@ func (li LineIndex) Pos(off int) (line, col int) {
 // Parse parses data as one JSON value followed by nothing but space.
 func Parse(file string, data []byte) (*Node, error) {
 	p := &parser{file: file, data: data, lines: NewLineIndex(data)}
-	p.dec = json.NewDecoder(bytes.NewReader(data))
+	return p.parse()
+}
+
+func (p *parser) parse() (*Node, error) {
+	p.dec = json.NewDecoder(bytes.NewReader(p.data))
 	p.dec.UseNumber()
-	root, err := p.value("", 0)
+	track := -1
+	if p.each != nil {
+		track = 0
+	}
+	root, err := p.value("", 0, track)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +151,10 @@ func (p *parser) tokenErr(err error, start int, path string) *Error {
 	return p.errAt(start, path, "JSON: %v", err)
 }
 
-func (p *parser) value(path string, depth int) (*Node, error) {
+// value reads the next value, at path. track is how many keys of p.target
+// lead from the root to it through object members, -1 when it is off that
+// path (or nothing is streamed).
+func (p *parser) value(path string, depth, track int) (*Node, error) {
 	start := p.skipSpace(int(p.dec.InputOffset()))
 	if depth > MaxDepth {
 		return nil, p.errAt(start, path, "nesting deeper than %d levels", MaxDepth)
@@ -166,7 +185,11 @@ func (p *parser) value(path string, depth int) (*Node, error) {
 						return nil, p.errAt(koff, kpath, "duplicate key %q", key)
 					}
 				}
-				v, err := p.value(kpath, depth+1)
+				ktrack := -1
+				if track >= 0 && track < len(p.target) && p.target[track] == key {
+					ktrack = track + 1
+				}
+				v, err := p.value(kpath, depth+1, ktrack)
 				if err != nil {
 					return nil, err
 				}
@@ -175,12 +198,22 @@ func (p *parser) value(path string, depth int) (*Node, error) {
 			}
 		case '[':
 			n.Kind = 'a'
+			stream := track == len(p.target) && p.each != nil
 			for i := 0; p.dec.More(); i++ {
-				v, err := p.value(path+"["+strconv.Itoa(i)+"]", depth+1)
+				v, err := p.value(path+"["+strconv.Itoa(i)+"]", depth+1, -1)
 				if err != nil {
 					return nil, err
 				}
-				n.Vals = append(n.Vals, v)
+				if !stream {
+					n.Vals = append(n.Vals, v)
+					continue
+				}
+				if p.invalid >= v.Off && p.invalid < v.End {
+					return nil, p.doc.Errorf(Innermost(v, p.invalid), "invalid UTF-8 (byte 0x%02x)", p.data[p.invalid])
+				}
+				if err := p.each(i, v); err != nil {
+					return nil, err
+				}
 			}
 		default:
 			return nil, p.errAt(start, path, "unexpected %q", rune(t))
@@ -309,6 +342,34 @@ func ParseDoc(file string, data []byte) (*Doc, error) {
 	}
 	d := &Doc{File: file, Data: data, Root: root, Lines: NewLineIndex(data)}
 	if off := FirstInvalidUTF8(data); off >= 0 {
+		return nil, d.Errorf(Innermost(root, off), "invalid UTF-8 (byte 0x%02x)", data[off])
+	}
+	return d, nil
+}
+
+// ParseDocEach is ParseDoc for a document whose array at path (a Lookup
+// path: "runs", "data.runs", "" for the root) may be long: each element is
+// built, passed to each with its index, and dropped, so that the tree never
+// holds more than one of them. The array's node in the result has no Vals.
+// each is called with the document (its Root still nil) for places and
+// messages; an error from it stops the parse and is returned. A value at
+// path that is not an array is kept as ParseDoc would keep it.
+func ParseDocEach(file string, data []byte, path string, each func(d *Doc, i int, elem *Node) error) (*Doc, error) {
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return nil, &Error{File: file, Line: 1, Col: 1, Msg: "starts with a UTF-8 byte-order mark; JSON does not allow one (save the file without a BOM)"}
+	}
+	d := &Doc{File: file, Data: data, Lines: NewLineIndex(data)}
+	p := &parser{file: file, data: data, lines: d.Lines, invalid: FirstInvalidUTF8(data), doc: d,
+		each: func(i int, elem *Node) error { return each(d, i, elem) }}
+	if path != "" && path != "." {
+		p.target = strings.Split(path, ".")
+	}
+	root, err := p.parse()
+	if err != nil {
+		return nil, err
+	}
+	d.Root = root
+	if off := p.invalid; off >= 0 {
 		return nil, d.Errorf(Innermost(root, off), "invalid UTF-8 (byte 0x%02x)", data[off])
 	}
 	return d, nil

@@ -32,6 +32,10 @@ type Bench struct {
 	Source string
 	Rows   []BenchRow
 	Errors []*tail.Error
+	// Max is the most rows kept, 0 for no limit; Over says a row past it
+	// was found, and the rest of the text was not read.
+	Max  int
+	Over bool
 }
 
 // BenchRow is one test of one configuration.
@@ -112,7 +116,7 @@ func Unlike(a, b []tail.Field) []string {
 // (avg_ts, tok/s, with the row's samples and configuration) and
 // <test>_stddev (stddev_ts, tok/s).
 func (b *Bench) Metrics() *tail.Metrics {
-	ms := &tail.Metrics{Source: b.Source, Errors: b.Errors, List: make([]tail.Metric, 0, 2*len(b.Rows))}
+	ms := &tail.Metrics{Source: b.Source, Errors: b.Errors, List: make([]tail.Metric, 0, 2*len(b.Rows)), Max: b.Max, Over: b.Over}
 	for _, r := range b.Rows {
 		name := r.Metric()
 		ms.Add(tail.Metric{Name: name, Num: r.AvgTS, Unit: "tok/s", Line: r.Line,
@@ -129,8 +133,11 @@ func (b *Bench) Metrics() *tail.Metrics {
 // formats. A line that starts like a result (a table row after a table
 // header, a JSON row, a CSV row after a CSV header) and does not read as
 // one is an error with its line; parsing goes on after it.
-func ParseBench(source, text string) *Bench {
-	p := &benchParser{b: &Bench{Source: source}, text: text}
+func ParseBench(source, text string) *Bench { return parseBench(source, text, 0) }
+
+// parseBench is ParseBench keeping at most max rows (0: no limit).
+func parseBench(source, text string, max int) *Bench {
+	p := &benchParser{b: &Bench{Source: source, Max: max}, text: text}
 	p.run()
 	return p.b
 }
@@ -151,9 +158,18 @@ func (p *benchParser) errorf(line int, format string, args ...any) {
 // run walks the text line by line. Only lines whose first non-blank byte is
 // '|', '[', '{', '"' or 'b' can start a result; the rest are skipped after
 // one byte test.
+// addRow keeps a row, or marks the result Over when it holds Max rows.
+func (p *benchParser) addRow(row BenchRow) {
+	if p.b.Max > 0 && len(p.b.Rows) >= p.b.Max {
+		p.b.Over = true
+		return
+	}
+	p.b.Rows = append(p.b.Rows, row)
+}
+
 func (p *benchParser) run() {
 	ls := newLines(p.text)
-	for ls.next() {
+	for !p.b.Over && ls.next() {
 		s, line := ls.line, ls.n
 		j := 0
 		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
@@ -260,7 +276,7 @@ func (p *benchParser) mdLine(line int, s string) {
 		p.errorf(line, "llama-bench table row without a test: %q", clip(s, 120))
 		return
 	}
-	p.b.Rows = append(p.b.Rows, row)
+	p.addRow(row)
 }
 
 // jsonArray reads a JSON array of rows starting at text[at] ('['), and
@@ -364,7 +380,7 @@ func (p *benchParser) jsonRow(r *jsonReader, line int, format string) error {
 		}
 		row.Samples = append(row.Samples, v)
 	}
-	p.b.Rows = append(p.b.Rows, row)
+	p.addRow(row)
 	return nil
 }
 
@@ -466,7 +482,7 @@ func (p *benchParser) csvRow(line int, s string) {
 		p.errorf(line, "llama-bench CSV: %v", err)
 		return
 	}
-	p.b.Rows = append(p.b.Rows, row)
+	p.addRow(row)
 }
 
 // splitCSV splits a line of llama-bench's CSV: every field quoted, a quote

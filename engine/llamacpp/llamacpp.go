@@ -115,12 +115,20 @@ var prefixes = []struct {
 // in text. source names what was parsed (a file, with a JSON path where the
 // tail sits inside one); it is the Source of the result and the File of its
 // errors.
-func Parse(source, text string) *tail.Metrics {
-	p := parser{ms: &tail.Metrics{Source: source}, source: source}
+func Parse(source, text string) *tail.Metrics { return parse(source, text, 0) }
+
+// parse is Parse keeping at most max metrics (0: no limit).
+func parse(source, text string, max int) *tail.Metrics {
+	p := parser{ms: &tail.Metrics{Source: source, Max: max}, source: source}
+	if max > 0 {
+		// A summary line gives at most four metrics: allocated once, List
+		// never grows past the limit by doubling.
+		p.ms.List = make([]tail.Metric, 0, p.ms.Prealloc(4*(strings.Count(text, "_print")+strings.Count(text, MarkerCLI))))
+	}
 	nextPrint := indexFrom(text, "_print", 0)
 	nextCLI := indexFrom(text, MarkerCLI, 0)
 	pos, line := 0, 1 // line is the number of the line that starts at pos
-	for nextPrint >= 0 || nextCLI >= 0 {
+	for (nextPrint >= 0 || nextCLI >= 0) && !p.ms.Over {
 		at := nextPrint
 		if at < 0 || (nextCLI >= 0 && nextCLI < at) {
 			at = nextCLI

@@ -220,17 +220,21 @@ func oldStatName(label string) (string, bool) {
 // block that does not read, a chunk line that does not read, and a "Final
 // estimate" that does not read are errors with their line; parsing goes on.
 // A tail with a KL-divergence block but no mean KLD line is an error.
-func ParsePerplexity(source, text string) *tail.Metrics {
-	p := parser{ms: &tail.Metrics{Source: source}, source: source}
+func ParsePerplexity(source, text string) *tail.Metrics { return parsePerplexity(source, text, 0) }
+
+// parsePerplexity is ParsePerplexity keeping at most max metrics (0: no
+// limit).
+func parsePerplexity(source, text string, max int) *tail.Metrics {
+	p := parser{ms: &tail.Metrics{Source: source, Max: max}, source: source}
 	// Most values are printed with an uncertainty: two metrics per "±".
-	p.ms.List = make([]tail.Metric, 0, 2*strings.Count(text, "±")+16)
+	p.ms.List = make([]tail.Metric, 0, p.ms.Prealloc(2*strings.Count(text, "±")+16))
 	block := ""
 	var chunkCols []chunkCol                    // the per-chunk table's columns while reading its rows
 	lastHeader, lastCols := "", []chunkCol(nil) // later builds repeat the header before every row
 	sawMean := false
 	kldLine := 0 // line of the KL-divergence block's header, 0 if none
 	ls := newLines(text)
-	for ls.next() {
+	for !p.ms.Over && ls.next() {
 		n, line := ls.n, ls.line
 		if len(line) > 0 && line[0] >= '0' && line[0] <= '9' {
 			line = stripLogPrefix(line)

@@ -97,16 +97,23 @@ func Programs() []string {
 // empty result. NoMetric reports the case to callers that make a finding
 // of it. An unknown program is an error too.
 func ParseProgram(program, source, text string) *tail.Metrics {
+	return ParseProgramMax(program, source, text, 0)
+}
+
+// ParseProgramMax is ParseProgram keeping at most max metrics (0: no
+// limit): past it the result is Over (tail.Metrics.Over) and the rest of
+// text is not read, so memory stays proportional to max, not to the text.
+func ParseProgramMax(program, source, text string, max int) *tail.Metrics {
 	var ms *tail.Metrics
 	switch program {
 	case ProgramCLI, ProgramCompletion, ProgramEmbedding:
-		ms = Parse(source, text)
+		ms = parse(source, text, max)
 	case ProgramBench:
-		ms = ParseBench(source, text).Metrics()
+		ms = parseBench(source, text, max).Metrics()
 	case ProgramPerplexity:
-		ms = merge(Parse(source, text), ParsePerplexity(source, text))
+		ms = merge(parse(source, text, max), parsePerplexity(source, text, max))
 	case ProgramServer:
-		ms = merge(Parse(source, text), ParseServer(source, text))
+		ms = merge(parse(source, text, max), parseServer(source, text, max))
 	default:
 		return &tail.Metrics{Source: source, Errors: []*tail.Error{{File: source,
 			Msg: fmt.Sprintf("unknown llama.cpp program %q (known: %s)", program, strings.Join(Programs(), ", "))}}}

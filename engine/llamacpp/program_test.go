@@ -169,3 +169,34 @@ func TestCheckoutKnowsEveryBinary(t *testing.T) {
 		t.Errorf("checkout.DefaultPrograms() names llama.cpp binaries %v; want %v (Binaries)", got, want)
 	}
 }
+
+// TestParseProgramMax: every program's parser stops at the limit it is
+// given, marking the result Over, and reads in full when the tail is under
+// it.
+func TestParseProgramMax(t *testing.T) {
+	line := "llama_perf_context_print:        eval time =    1234.56 ms /   100 runs   (   12.35 ms per token,    81.00 tokens per second)\n"
+	text := strings.Repeat(line, 100)
+	full := len(ParseProgram(ProgramCLI, "x.log", text).List)
+	if full < 100 {
+		t.Fatalf("ParseProgram over 100 summary lines: %d metrics; want at least 100", full)
+	}
+	for _, prog := range []string{ProgramCLI, ProgramPerplexity, ProgramServer} {
+		for _, tt := range []struct {
+			max      int
+			wantLen  int
+			wantOver bool
+		}{
+			{10, 10, true},
+			{full, full, false},
+		} {
+			ms := ParseProgramMax(prog, "x.log", text, tt.max)
+			if len(ms.List) != tt.wantLen || ms.Over != tt.wantOver {
+				t.Errorf("ParseProgramMax(%q, max %d) = %d metrics, Over %v; want %d, Over %v", prog, tt.max, len(ms.List), ms.Over, tt.wantLen, tt.wantOver)
+			}
+		}
+	}
+	bench := strings.Repeat(`{"build_commit": "abc", "build_number": 1, "model_type": "m", "n_prompt": 512, "n_gen": 0, "avg_ts": 100.5, "stddev_ts": 1.5}`+"\n", 50)
+	if ms := ParseProgramMax(ProgramBench, "b.jsonl", bench, 5); len(ms.List) > 5 || !ms.Over {
+		t.Errorf("ParseProgramMax(llama-bench, max 5) over 50 rows = %d metrics, Over %v; want at most 5, Over", len(ms.List), ms.Over)
+	}
+}

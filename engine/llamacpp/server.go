@@ -59,11 +59,14 @@ var timingsNames = map[string]struct{ name, unit string }{
 // ParseServer reads llama-server's per-request timings from its log and
 // from response bodies in text. A line that carries a timing marker and does
 // not read is an error with its line.
-func ParseServer(source, text string) *tail.Metrics {
-	p := parser{ms: &tail.Metrics{Source: source}, source: source}
+func ParseServer(source, text string) *tail.Metrics { return parseServer(source, text, 0) }
+
+// parseServer is ParseServer keeping at most max metrics (0: no limit).
+func parseServer(source, text string, max int) *tail.Metrics {
+	p := parser{ms: &tail.Metrics{Source: source, Max: max}, source: source}
 	pending := 0 // continuation lines still expected after a slot header
 	ls := newLines(text)
-	for ls.next() {
+	for !p.ms.Over && ls.next() {
 		line, s := ls.n, strings.TrimRight(ls.line, "\r")
 		if pending > 0 {
 			pending = p.slotContinuation(line, s, pending)

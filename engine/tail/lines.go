@@ -101,8 +101,8 @@ func (r *reader) mark(rs *ruleSet, i, n int) {
 	}
 }
 
-func newReader(source string) *reader {
-	return &reader{ms: &Metrics{Source: source}, seen: make(map[string]int, 16)}
+func newReader(source string, max int) *reader {
+	return &reader{ms: &Metrics{Source: source, Max: max}, seen: make(map[string]int, 16)}
 }
 
 func (r *reader) errorf(line int, format string, args ...any) {
@@ -110,11 +110,12 @@ func (r *reader) errorf(line int, format string, args ...any) {
 }
 
 // lines calls f with each line (without its line ending) and its 1-based
-// number. A line that is not valid UTF-8 is reported and skipped.
+// number. A line that is not valid UTF-8 is reported and skipped. It stops
+// once a metric was offered past the limit (Metrics.Over).
 func (r *reader) lines(text string, f func(n int, line string)) {
 	valid := utf8.ValidString(text) // then no line needs checking
 	n := 0
-	for len(text) > 0 {
+	for len(text) > 0 && !r.ms.Over {
 		n++
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {

@@ -64,10 +64,35 @@ type Metrics struct {
 	Source string   // what was parsed, e.g. "results/x.json: runs[3].output_tail"
 	List   []Metric // every metric, in tail order
 	Errors []*Error // parse errors; parsing goes on after one
+	// Max is the most metrics List holds, 0 for no limit: a parse given a
+	// limit keeps memory proportional to it, not to a hostile tail.
+	Max int
+	// Over says a metric was offered past Max: List is cut there and the
+	// parse stopped, so the tail was not read in full.
+	Over bool
 }
 
-// Add appends a metric.
-func (ms *Metrics) Add(m Metric) { ms.List = append(ms.List, m) }
+// Add appends a metric, or sets Over when List holds Max already.
+func (ms *Metrics) Add(m Metric) {
+	if ms.Full() {
+		ms.Over = true
+		return
+	}
+	ms.List = append(ms.List, m)
+}
+
+// Full reports whether List holds Max metrics, so that a parser can stop
+// once the next Add would be over the limit.
+func (ms *Metrics) Full() bool { return ms.Max > 0 && len(ms.List) >= ms.Max }
+
+// Prealloc is n, the metrics a parser expects from its text, bounded by
+// Max: what it may preallocate for List.
+func (ms *Metrics) Prealloc(n int) int {
+	if ms.Max > 0 {
+		return min(n, ms.Max)
+	}
+	return n
+}
 
 // Get returns the first metric with the given name.
 func (ms *Metrics) Get(name string) (Metric, bool) {

@@ -26,8 +26,12 @@ func ParityKey(k, moce string) string {
 // (1 PASS, 0 FAIL), and "configs_pass", "configs_total" from the summary
 // line. A configuration's metrics carry its K and moce as their Config. A
 // log without a configuration line or a summary line has an Error.
-func ParseRouteParity(source, text string) *Metrics {
-	r := newReader(source)
+func ParseRouteParity(source, text string) *Metrics { return ParseRouteParityMax(source, text, 0) }
+
+// ParseRouteParityMax is ParseRouteParity keeping at most max metrics (0:
+// no limit); past it the result is Over and the rest of text is not read.
+func ParseRouteParityMax(source, text string, max int) *Metrics {
+	r := newReader(source, max)
 	configs := 0
 	r.lines(text, func(n int, line string) {
 		line = strings.TrimSpace(line)
@@ -90,8 +94,12 @@ var residencyRE = pattern(`.*mincore residency %n -> %n\b.*`)
 // "residency_after" from a check that reports mincore residency. Header
 // lines ("# ") are skipped. Output without a verdict line has an Error;
 // output with neither a verdict nor a check has no counts either.
-func ParseSelfTest(source, text string) *Metrics {
-	r := newReader(source)
+func ParseSelfTest(source, text string) *Metrics { return ParseSelfTestMax(source, text, 0) }
+
+// ParseSelfTestMax is ParseSelfTest keeping at most max metrics (0: no
+// limit); past it the result is Over and the rest of text is not read.
+func ParseSelfTestMax(source, text string, max int) *Metrics {
+	r := newReader(source, max)
 	ok, failed, lastCheck := 0, 0, 0
 	verdict := 0
 	r.lines(text, func(n int, line string) {

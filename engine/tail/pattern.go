@@ -22,9 +22,10 @@ type PatternMetric struct {
 
 // ParsePatterns reads a tail with a checkout's declared patterns: every line
 // a pattern matches yields its groups' metrics. A group that matched text
-// that is not a number is an error naming the line.
-func ParsePatterns(source, text string, pats []Pattern) *Metrics {
-	r := newReader(source)
+// that is not a number is an error naming the line. At most max metrics are kept (0: no limit); past it the result is Over
+// and the rest of text is not read.
+func ParsePatterns(source, text string, pats []Pattern, max int) *Metrics {
+	r := newReader(source, max)
 	r.lines(text, func(n int, line string) {
 		for _, p := range pats {
 			m := p.Re.FindStringSubmatch(line)

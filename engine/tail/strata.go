@@ -104,10 +104,14 @@ var (
 // required lines, and a missing one is an Error with line 0. The derived
 // metric pure_gpu_ms_per_tok (T1 GPU − host wait, at the finer of the two
 // printed precisions) is added on the timing line.
-func ParseStrata(source, text string) *Metrics {
-	r := newReader(source)
+func ParseStrata(source, text string) *Metrics { return ParseStrataMax(source, text, 0) }
+
+// ParseStrataMax is ParseStrata keeping at most max metrics (0: no limit);
+// past it the result is Over and the rest of text is not read.
+func ParseStrataMax(source, text string, max int) *Metrics {
+	r := newReader(source, max)
 	// A strata log prints about five metrics for every two lines.
-	r.ms.List = make([]Metric, 0, strings.Count(text, "\n")*5/2+8)
+	r.ms.List = make([]Metric, 0, r.ms.Prealloc(strings.Count(text, "\n")*5/2+8))
 	tf := false
 	r.lines(text, func(n int, line string) {
 		line = strings.TrimSpace(line)
@@ -161,8 +165,11 @@ var (
 // run's tail (swapout from vm_stat, min_avail, disk0 MB read from iostat),
 // ignoring everything else; for llama.cpp tails, whose own lines
 // engine/llamacpp reads. Each of the three lines is required.
-func ParseRunner(source, text string) *Metrics {
-	r := newReader(source)
+func ParseRunner(source, text string) *Metrics { return ParseRunnerMax(source, text, 0) }
+
+// ParseRunnerMax is ParseRunner keeping at most max metrics (0: no limit).
+func ParseRunnerMax(source, text string, max int) *Metrics {
+	r := newReader(source, max)
 	r.lines(text, func(n int, line string) {
 		r.apply(runnerSet, n, strings.TrimSpace(line))
 	})
@@ -172,10 +179,14 @@ func ParseRunner(source, text string) *Metrics {
 
 // Merge returns the metrics of a followed by those of b, with both sets of
 // errors, under a's source. It is how a llama.cpp tail's parse and its
-// runner lines become one run's metrics.
+// runner lines become one run's metrics. The result keeps a's Max: it is
+// Over when a or b is, or when the two together hold more.
 func Merge(a, b *Metrics) *Metrics {
-	out := &Metrics{Source: a.Source}
+	out := &Metrics{Source: a.Source, Max: a.Max, Over: a.Over || b.Over}
 	out.List = append(append(out.List, a.List...), b.List...)
+	if out.Max > 0 && len(out.List) > out.Max {
+		out.List, out.Over = out.List[:out.Max], true
+	}
 	out.Errors = append(append(out.Errors, a.Errors...), b.Errors...)
 	return out
 }
