@@ -17,12 +17,19 @@ const (
 	chartRight  = 24
 	chartRowH   = 14
 	chartTop    = 6
-	chartAxisH  = 30
+	chartAxisH  = 40
 )
 
 // scale maps values onto the plot area between the label column and the
-// right margin.
-type scale struct{ lo, hi float64 }
+// right margin; its ends are the first and last of its ticks.
+type scale struct {
+	lo, hi float64
+	ticks  []float64
+	step   float64
+}
+
+// maxTicks is the most intervals an axis is cut into.
+const maxTicks = 6
 
 func newScale(vals []float64) scale {
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -33,13 +40,58 @@ func newScale(vals []float64) scale {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
 	if lo > hi {
-		return scale{0, 1}
+		lo, hi = 0, 1
 	}
-	pad := (hi - lo) * 0.06
-	if pad == 0 {
-		pad = math.Max(math.Abs(lo)*0.05, 0.5)
+	ticks, step := niceTicks(lo, hi, maxTicks)
+	return scale{lo: ticks[0], hi: ticks[len(ticks)-1], ticks: ticks, step: step}
+}
+
+// niceTicks returns the ticks of an axis covering lo to hi: multiples of a
+// step of 1, 2 or 5 × 10^k, the first at or below lo and the last at or
+// above hi, at most n intervals (n ≥ 1); a single value gets an axis
+// around it.
+func niceTicks(lo, hi float64, n int) ([]float64, float64) {
+	n = max(n, 1)
+	if hi < lo {
+		lo, hi = hi, lo
 	}
-	return scale{lo - pad, hi + pad}
+	if hi == lo {
+		d := math.Abs(lo) * 0.1
+		if d == 0 {
+			d = 1
+		}
+		lo, hi = lo-d, hi+d
+	}
+	mag := math.Pow(10, math.Floor(math.Log10((hi-lo)/float64(n))))
+	var step, first, last float64
+	for _, m := range []float64{1, 2, 5, 10, 20, 50} {
+		step = m * mag
+		first, last = math.Floor(lo/step+1e-9), math.Ceil(hi/step-1e-9)
+		if last-first <= float64(n) {
+			break
+		}
+	}
+	ticks := make([]float64, 0, int(last-first)+1)
+	for k := first; k <= last; k++ {
+		// k·step as a decimal, not k times a binary fraction (0.30000000000000004)
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(k*step, 'f', decimals(step), 64), 64)
+		ticks = append(ticks, v)
+	}
+	return ticks, step
+}
+
+// decimals is how many decimals a tick of the step needs.
+func decimals(step float64) int {
+	return max(-int(math.Floor(math.Log10(step)+1e-9)), 0)
+}
+
+// tickLabel prints a tick at the step's precision ("6.2", "40000", "0").
+func tickLabel(v, step float64) string {
+	s := strconv.FormatFloat(v, 'f', decimals(step), 64)
+	if strings.Trim(s, "-0.") == "" {
+		return "0"
+	}
+	return s
 }
 
 func (s scale) x(v float64) float64 {
@@ -75,20 +127,16 @@ func svgOpen(b *strings.Builder, h int, title string) {
 		chartWidth, h, chartWidth, h, esc(title))
 }
 
-func svgAxis(b *strings.Builder, s scale, y float64) {
+// svgAxis draws the axis at y: a tick mark and label at each of the
+// scale's ticks, and the unit at its right end.
+func svgAxis(b *strings.Builder, s scale, y float64, unit string) {
 	fmt.Fprintf(b, `<line class="axis" x1="%s" y1="%s" x2="%s" y2="%s"/>`, f1(s.x(s.lo)), f1(y), f1(s.x(s.hi)), f1(y))
-	for _, v := range []float64{s.lo, (s.lo + s.hi) / 2, s.hi} {
-		fmt.Fprintf(b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, f1(s.x(v)), f1(y+12), val(roundTo(v, s.hi-s.lo)))
+	for _, v := range s.ticks {
+		x := f1(s.x(v))
+		fmt.Fprintf(b, `<line class="tickmark" x1="%s" y1="%s" x2="%s" y2="%s"/>`, x, f1(y), x, f1(y+3))
+		fmt.Fprintf(b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, x, f1(y+13), tickLabel(v, s.step))
 	}
-}
-
-// roundTo rounds a tick value to a precision that fits the span.
-func roundTo(v, span float64) float64 {
-	if span <= 0 {
-		return v
-	}
-	q := math.Pow(10, math.Floor(math.Log10(span))-2)
-	return math.Round(v/q) * q
+	fmt.Fprintf(b, `<text class="unit" x="%d" y="%s" text-anchor="end">%s</text>`, chartWidth-2, f1(y+25), esc(unitName(unit)))
 }
 
 func rangeSVG(p *finding.Plot) string {
@@ -104,10 +152,15 @@ func rangeSVG(p *finding.Plot) string {
 	h := plotH + chartAxisH + chartRowH + 4
 	var b strings.Builder
 	svgOpen(&b, h, "range of "+p.Unit)
-	if len(p.Quoted) == 2 {
+	switch len(p.Quoted) {
+	case 2:
 		x0, x1 := s.x(math.Min(p.Quoted[0], p.Quoted[1])), s.x(math.Max(p.Quoted[0], p.Quoted[1]))
 		fmt.Fprintf(&b, `<rect class="quoted" x="%s" y="%d" width="%s" height="%d"><title>quoted %s–%s %s</title></rect>`,
 			f1(x0), chartTop-2, f1(math.Max(x1-x0, 1)), n*chartRowH+4, val(p.Quoted[0]), val(p.Quoted[1]), esc(p.Unit))
+	case 1: // one number quoted for a set of runs
+		x := f1(s.x(p.Quoted[0]))
+		fmt.Fprintf(&b, `<line class="quoted" x1="%s" y1="%d" x2="%s" y2="%d"><title>quoted %s %s</title></line>`,
+			x, chartTop-2, x, chartTop+n*chartRowH+2, val(p.Quoted[0]), esc(p.Unit))
 	}
 	for i, pt := range p.Points {
 		y := float64(chartTop + i*chartRowH + chartRowH/2)
@@ -126,7 +179,7 @@ func rangeSVG(p *finding.Plot) string {
 			f1(s.x(lo)), f1(y), f1(s.x(hi)), f1(y), val(lo), val(hi), esc(p.Unit))
 		fmt.Fprintf(&b, `<text class="lbl" x="%d" y="%s" text-anchor="end">raw range %s–%s</text>`, chartLabelW-6, f1(y+3), val(lo), val(hi))
 	}
-	svgAxis(&b, s, float64(plotH+chartRowH+6))
+	svgAxis(&b, s, float64(plotH+chartRowH+6), p.Unit)
 	b.WriteString(`</svg>`)
 	return b.String()
 }
@@ -183,7 +236,7 @@ func compareSVG(p *finding.Plot) string {
 				cls, f1(s.x(pt.Value)), f1(y), esc(pt.Label), val(pt.Value), esc(p.Unit), esc(noteSuffix(pt.Note)))
 		}
 	}
-	svgAxis(&b, s, float64(plotH+4))
+	svgAxis(&b, s, float64(plotH+4), p.Unit)
 	b.WriteString(`</svg>`)
 	return b.String()
 }
