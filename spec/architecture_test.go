@@ -194,10 +194,11 @@ func goList(t *testing.T, args ...string) []string {
 
 // driverDeps are the project packages the analysis driver may depend on:
 // the finding type and the snapshot's data model (as go/analysis imports
-// go/ast and go/types), and the two tables the spec file's declarations
-// are checked against (engine/metric, the vocabulary; engine/unit, the
-// units); never a parser.
-var driverDeps = []string{"engine/archive", "engine/checkout", "engine/finding", "engine/jsontree", "engine/metric", "engine/num", "engine/snapfs", "engine/unit"}
+// go/ast and go/types: the runs and records, the spec file, the JSON trees
+// that give them places, the confined file system they are read through);
+// never a parser, and no table the spec file is checked against (the
+// loader checks declared units, engine/audit, after the spec is read).
+var driverDeps = []string{"engine/archive", "engine/checkout", "engine/finding", "engine/jsontree", "engine/snapfs"}
 
 // TestDriverImportsNoParser: engine/analysis depends on the data model
 // alone; inputs that need a parser are input analyzers in engine/facts.

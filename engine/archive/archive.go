@@ -23,7 +23,6 @@ import (
 
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/jsontree"
-	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/snapfs"
 )
 
@@ -223,18 +222,22 @@ type RecordMetric struct {
 	Field             // the value as written, with its JSON path and line
 }
 
-// Field is one number (or null) from the results JSON with its place.
+// Field is one number (or null) from the results JSON with its place. The
+// number is kept as written: its printed precision is the reader's to
+// take (engine/num parses Lit), the archive's to check only that it is a
+// finite number.
 type Field struct {
-	Name string     // key in its dict ("" for array elements)
-	Num  num.Number // value and the literal as written in the JSON
-	Null bool       // the value was null
-	Path string     // JSON path, e.g. "runs[3].duration_s"
-	Line int        // line in the results file
-	Text string     // for string values (generated_at_utc): the string
+	Name  string  // key in its dict ("" for array elements)
+	Lit   string  // the number as written in the JSON (or in a string, for duration_s); "" for null
+	Null  bool    // the value was null
+	Path  string  // JSON path, e.g. "runs[3].duration_s"
+	Line  int     // line in the results file
+	Text  string  // for string values (generated_at_utc): the string
+	value float64 // Lit's value
 }
 
 // Value returns the field's value (0 for null).
-func (f Field) Value() float64 { return f.Num.Value }
+func (f Field) Value() float64 { return f.value }
 
 // Provenance is the runner's record of the files it ran and read.
 type Provenance struct {

@@ -19,8 +19,6 @@ import (
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/jsontree"
 	"github.com/strataspec/strataspec/engine/snapfs"
-
-	"github.com/strataspec/strataspec/engine/num"
 )
 
 // Load reads the snapshot at root: its spec file (or the defaults), then
@@ -179,11 +177,11 @@ func (d *decoder) number(n *jsontree.Node, name string) Field {
 		f.Null = true
 		return f
 	case 'n':
-		v, err := num.Parse(string(n.Num))
-		if err != nil || math.IsInf(v.Value, 0) {
+		v, err := strconv.ParseFloat(string(n.Num), 64) // JSON's number syntax is Go's
+		if err != nil || math.IsInf(v, 0) {
 			d.fail(n, "bad number %s", n.Num)
 		}
-		f.Num = v
+		f.Lit, f.value = string(n.Num), v
 		return f
 	}
 	d.fail(n, "want a number, found %s", jsontree.KindName(n.Kind))
@@ -414,11 +412,11 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 	}
 	if dn := get(f.Duration); dn != nil {
 		if dn.Kind == 's' {
-			v, err := num.Parse(dn.Str)
-			if err != nil {
+			v, err := strconv.ParseFloat(dn.Str, 64)
+			if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
 				d.fail(dn, "duration %q is not a number of seconds", dn.Str)
 			}
-			r.Duration = Field{Name: f.Duration, Num: v, Path: dn.Path, Line: d.line(dn)}
+			r.Duration = Field{Name: f.Duration, Lit: dn.Str, Path: dn.Path, Line: d.line(dn), value: v}
 		} else {
 			r.Duration = d.number(dn, f.Duration)
 		}

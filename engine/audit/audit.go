@@ -16,6 +16,7 @@ import (
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/metric"
 	"github.com/strataspec/strataspec/engine/names"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/rules/all"
@@ -38,6 +39,9 @@ func LoadLimits(root string, lim snapfs.Limits) (*Context, error) {
 		ce.Suggest = names.DidYouMean(ce.Unknown, ce.Known)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := snap.Spec.CheckUnits(metric.CheckUnit); err != nil {
 		return nil, err
 	}
 	if err := snap.Spec.CheckNames(knownNames(), names.DidYouMean); err != nil {

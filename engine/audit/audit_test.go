@@ -143,3 +143,25 @@ func TestClaimsSyntaxErrorNamesFile(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadChecksDeclaredUnits: a unit the spec file declares that the
+// unit table does not know, or that does not convert into the vocabulary's
+// unit, stops the load naming strataspec.json, its line and the unit's
+// JSON path (the spec file's reader knows no unit; the loader checks them).
+func TestLoadChecksDeclaredUnits(t *testing.T) {
+	for _, tt := range []struct{ unit, want string }{
+		{"msec", `unknown unit "msec"`},
+		{"MB", "the vocabulary reads decode_ms in ms"},
+	} {
+		root := snaptest.CopyFixture(t, "m5")
+		p := filepath.Join(root, "strataspec.json")
+		text := snaptest.Read(t, p)
+		decl := `{"formats": {"f": [{"pattern": "^d (?P<v>[0-9.]+)$",` + "\n" + `"metrics": {"v": {"name": "decode_ms", "unit": "` + tt.unit + `"}}}]},`
+		snaptest.Write(t, p, strings.Replace(text, "{", decl, 1))
+		_, err := Load(root)
+		want := "strataspec.json:2: formats.f[0].metrics.v.unit: "
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Load with unit %q = %v; want an error containing %q and %q", tt.unit, err, want, tt.want)
+		}
+	}
+}

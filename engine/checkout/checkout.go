@@ -73,9 +73,7 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/jsontree"
-	"github.com/strataspec/strataspec/engine/metric"
 	"github.com/strataspec/strataspec/engine/snapfs"
-	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // File is the spec file's name at the checkout's root.
@@ -612,16 +610,6 @@ func (s *Spec) validate(data []byte) error {
 			return errf("logs", "a logs glob must be a relative path inside the checkout, found %q", l.Glob)
 		}
 	}
-	for i, r := range s.Results {
-		if err := s.checkUnits(fmt.Sprintf("results[%d].fields.metrics", i), r.Fields.Metrics); err != nil {
-			return err
-		}
-	}
-	for i, l := range s.Logs {
-		if err := s.checkUnits(fmt.Sprintf("logs[%d].fields.metrics", i), l.Fields.Metrics); err != nil {
-			return err
-		}
-	}
 	for k, rec := range s.Records {
 		if !relative(rec.Glob) {
 			return errf(rec.Glob, "records.%s: path %q must be relative to the checkout and stay inside it", k, rec.Glob)
@@ -695,14 +683,6 @@ func (s *Spec) compileFormats() error {
 		for from, to := range f.Metrics {
 			if from == "" || to.Name == "" {
 				return errf(from, "metrics: renaming %q needs a metric name", from)
-			}
-		}
-		if err := s.checkUnits("formats."+name+".metrics", f.Metrics); err != nil {
-			return err
-		}
-		for i, lp := range f.Patterns {
-			if err := s.checkUnits(fmt.Sprintf("formats.%s[%d].metrics", name, i), lp.Metrics); err != nil {
-				return err
 			}
 		}
 		seen := map[string]bool{name: true}
@@ -818,29 +798,48 @@ func (s *Spec) ruleLine(name string) int {
 	return 0
 }
 
-// checkUnits checks the units a spec declares for metrics (at is their
-// JSON path, for the message): each is a unit of the table (engine/unit),
-// and one that converts into the vocabulary's unit for a metric the
-// vocabulary names (µs/tok for ms/tok, not MB).
-func (s *Spec) checkUnits(at string, ms map[string]MetricSpec) error {
+// CheckUnits checks the unit of every metric the spec declares (record
+// fields read as metrics, a wrapped format's renamings, a pattern's
+// groups) with check, which says whether a unit is one for the metric
+// (engine/metric's CheckUnit: a unit of the table, and one that converts
+// into the vocabulary's unit for a metric the vocabulary names). The spec
+// file's reader knows no unit and no vocabulary; the loader calls this
+// after Load. The error names the file, the line and the unit's JSON path.
+func (s *Spec) CheckUnits(check func(metric, unit string) error) error {
+	for i, r := range s.Results {
+		if err := s.checkUnits(fmt.Sprintf("results[%d].fields.metrics", i), r.Fields.Metrics, check); err != nil {
+			return err
+		}
+	}
+	for i, l := range s.Logs {
+		if err := s.checkUnits(fmt.Sprintf("logs[%d].fields.metrics", i), l.Fields.Metrics, check); err != nil {
+			return err
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Formats)) {
+		f := s.Formats[name]
+		if err := s.checkUnits("formats."+name+".metrics", f.Metrics, check); err != nil {
+			return err
+		}
+		for i, lp := range f.Patterns {
+			if err := s.checkUnits(fmt.Sprintf("formats.%s[%d].metrics", name, i), lp.Metrics, check); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkUnits checks the units of ms (at is their JSON path, for the
+// message).
+func (s *Spec) checkUnits(at string, ms map[string]MetricSpec, check func(metric, unit string) error) error {
 	for _, k := range slices.Sorted(maps.Keys(ms)) {
 		m := ms[k]
 		if m.Unit == "" {
 			continue
 		}
-		errf := func(format string, args ...any) error {
-			return &Error{File: s.Path, Line: s.lineOf(m.Unit), Msg: fmt.Sprintf("%s.%s.unit: ", at, k) + fmt.Sprintf(format, args...)}
-		}
-		u, err := unit.Parse(m.Unit)
-		if err != nil {
-			return errf("%v", err)
-		}
-		d, ok := metric.Lookup(m.Name)
-		if !ok || d.Unit == "" {
-			continue
-		}
-		if _, err := unit.Factor(u, unit.MustParse(d.Unit)); err != nil {
-			return errf("the vocabulary reads %s in %s: %v", m.Name, d.Unit, err)
+		if err := check(m.Name, m.Unit); err != nil {
+			return &Error{File: s.Path, Line: s.lineOf(m.Unit), Msg: fmt.Sprintf("%s.%s.unit: %v", at, k, err)}
 		}
 	}
 	return nil

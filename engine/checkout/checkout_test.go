@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/strataspec/strataspec/engine/metric"
 	"github.com/strataspec/strataspec/engine/snapfs"
 
 	"github.com/strataspec/strataspec/engine/names"
@@ -39,7 +40,10 @@ func TestParseErrors(t *testing.T) {
 		{"record field unit", "{\"results\": [{\"file\": \"r.json\", \"fields\": {\"metrics\":\n{\"vm.swap\": {\"name\": \"swapout_mib\", \"unit\": \"ms\"}}}}]}", 2, "results[0].fields.metrics.vm.swap.unit"},
 	}
 	for _, tt := range tests {
-		_, err := Parse("strataspec.json", []byte(tt.data))
+		s, err := Parse("strataspec.json", []byte(tt.data))
+		if err == nil {
+			err = s.CheckUnits(metric.CheckUnit) // as the loader does after Parse
+		}
 		var e *Error
 		if !assert.ErrorAs(t, err, &e, "Parse(%s)", tt.name) {
 			continue

@@ -1,12 +1,14 @@
 package facts
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/format"
+	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/tail"
 )
@@ -100,7 +102,16 @@ func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 func parseRun(reg *format.Registry, r *archive.Run, max int) *tail.Metrics {
 	ms := parseOutput(reg, r, max)
 	for _, m := range r.Metrics { // record fields the spec reads as metrics; not on a tail line
-		ms.Add(tail.Metric{Name: m.Name, Num: m.Num, Unit: m.Unit})
+		if m.Null {
+			ms.Add(tail.Metric{Name: m.Name, Unit: m.Unit})
+			continue
+		}
+		n, err := num.Parse(m.Lit)
+		if err != nil { // a JSON number the archive took that num does not: say so, never guess
+			ms.Errors = append(ms.Errors, &tail.Error{File: r.File, Line: m.Line, Msg: fmt.Sprintf("%s: %s = %s: %v", m.Path, m.Name, m.Lit, err)})
+			continue
+		}
+		ms.Add(tail.Metric{Name: m.Name, Num: n, Unit: m.Unit})
 	}
 	if len(r.Metrics) > 0 {
 		format.Normalize(ms) // the fields' units, as the output's are

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // Kind says whether a metric is fixed by the configuration or measured.
@@ -198,4 +200,24 @@ func Markdown() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Name, unit, d.Kind, d.Meaning)
 	}
 	return b.String()
+}
+
+// CheckUnit says whether u is a unit a reader may declare for the metric
+// name: a unit of the table (engine/unit), and, for a metric the
+// vocabulary names with a unit, one that converts into it (µs/tok for
+// ms/tok, not MB). The loader checks a spec file's declared units with it
+// (checkout.Spec.CheckUnits).
+func CheckUnit(name, u string) error {
+	pu, err := unit.Parse(u)
+	if err != nil {
+		return err
+	}
+	d, ok := Lookup(name)
+	if !ok || d.Unit == "" {
+		return nil
+	}
+	if _, err := unit.Factor(pu, unit.MustParse(d.Unit)); err != nil {
+		return fmt.Errorf("the vocabulary reads %s in %s: %v", name, d.Unit, err)
+	}
+	return nil
 }

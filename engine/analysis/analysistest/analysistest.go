@@ -10,6 +10,7 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/metric"
 )
 
 // Run loads the snapshot at root and runs a over it. A snapshot that does
@@ -18,6 +19,9 @@ import (
 func Run(t testing.TB, root string, a *analysis.Analyzer) (fs []finding.Finding, notApplied string, err error) {
 	t.Helper()
 	snap, err := archive.Load(root)
+	if err == nil {
+		err = snap.Spec.CheckUnits(metric.CheckUnit) // as engine/audit loads
+	}
 	if err != nil {
 		t.Fatalf("analysistest: loading %s: %v", root, err)
 	}

@@ -277,7 +277,7 @@ func durations(p *analysis.Pass, s *archive.Snapshot, metrics map[string]*tail.M
 			if first == nil {
 				first = r
 			}
-			short = append(short, fmt.Sprintf("%s (duration_s %s, tail line %d logs %s %s %s)", r.Name, r.Duration.Num.Text, m.Line, m.Name, m.Num.Text, m.Unit))
+			short = append(short, fmt.Sprintf("%s (duration_s %s, tail line %d logs %s %s %s)", r.Name, r.Duration.Lit, m.Line, m.Name, m.Num.Text, m.Unit))
 		}
 	}
 	if checked == 0 {
@@ -288,7 +288,7 @@ func durations(p *analysis.Pass, s *archive.Snapshot, metrics map[string]*tail.M
 			Message: fmt.Sprintf("the duration_s of all %d runs whose tails log timings covers the longest span each tail logs", checked)})
 		return
 	}
-	p.Report(finding.Finding{Severity: finding.Fail, Check: "durations", File: first.File, Line: first.Duration.Line, Quote: "duration_s " + first.Duration.Num.Text,
+	p.Report(finding.Finding{Severity: finding.Fail, Check: "durations", File: first.File, Line: first.Duration.Line, Quote: "duration_s " + first.Duration.Lit,
 		Raw: strings.Join(short, "; "), Source: "runs[].duration_s, output tails",
 		Message: fmt.Sprintf("%d of %d runs record a duration_s shorter than the work their own tails log: %s", len(short), checked, strings.Join(short, "; "))})
 }
