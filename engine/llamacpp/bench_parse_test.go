@@ -99,7 +99,7 @@ func TestParseServer(t *testing.T) {
 		{"progress", "2.02.846.974 I slot print_timing: id  3 | task 0 | n_decoded =   1081, tg =  12.93 t/s, tg_3s =  12.57 t/s\n", "", ""},
 		{"unknown slot timing", "slot print_timing: id  3 | task 0 | warp speed\n", "", `unknown "warp speed"`},
 		{"old text log", "INFO [           print_timings] generation eval time =    3194.22 ms /   783 runs   (    4.08 ms per token,   245.13 tokens per second) | tid=\"1\" timestamp=1\n",
-			"eval_ms=3194.22 eval_runs=783 eval_ms_per_tok=4.08 eval_tok_s=245.13", ""},
+			"eval_ms=3194.22 eval_tokens=783 eval_ms_per_tok=4.08 eval_tok_s=245.13", ""},
 		{"json log", `{"tid":"1","timestamp":1,"level":"INFO","function":"print_timings","line":1,"msg":"prompt eval time     =     239.64 ms /    11 tokens (   21.79 ms per token,    45.90 tokens per second)","id_slot":0}` + "\n",
 			"prompt_eval_ms=239.64 prompt_eval_tokens=11 prompt_ms_per_tok=21.79 prompt_tok_s=45.90", ""},
 		{"timings", `data: {"timings":{"cache_n":0,"prompt_n":463,"prompt_ms":62.703,"predicted_per_second":196.04383540159577,"new_field":1}}` + "\n",

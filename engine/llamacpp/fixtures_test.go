@@ -20,12 +20,12 @@ func TestParseFixtureRuns(t *testing.T) {
 		{"llama_unpatched_step3_ub2048", "cli_prompt_tok_s", "21.7"},
 		{"llama_patched_step2_ngl99_cmoe_ub1024", "prompt_tok_s", "38.11"},
 		{"llama_patched_step2_ngl99_cmoe_ub1024", "eval_ms", "0.00"},
-		{"llama_patched_step2_ngl99_cmoe_ub1024", "eval_runs", "1"},
+		{"llama_patched_step2_ngl99_cmoe_ub1024", "eval_tokens", "1"},
 		{"llama_patched_step2_ngl99_cmoe_ub1024", "eval_tok_s", "inf"},
 		{"llama_patched_step3_ngl99_cmoe_ub2048", "prompt_tok_s", "63.27"},
-		{"llama_patched_step3_ngl99_cmoe_ub2048", "eval_runs", "1"},
+		{"llama_patched_step3_ngl99_cmoe_ub2048", "eval_tokens", "1"},
 		{"llama_patched_step4_ngl99_cmoe_decode", "eval_tok_s", "3.22"},
-		{"llama_patched_step4_ngl99_cmoe_decode", "eval_runs", "22"},
+		{"llama_patched_step4_ngl99_cmoe_decode", "eval_tokens", "22"},
 	}
 	for _, tt := range tests {
 		path := filepath.Join("..", "..", "tools", "mkfixtures", "llama", tt.run+".json")

@@ -52,15 +52,15 @@
 // unit and its line. Names are stable:
 //
 //	load_ms                       load time
-//	sample_ms, sample_runs        "sample time" (llama_print_timings) and
+//	sample_ms, sample_tokens      "sample time = … / N runs" (llama_print_timings),
 //	                              "sampling time = … / N runs" (llama_perf_sampler_print)
-//	sample_tokens                 "samplers time = … / N tokens" (common_perf_print;
-//	                              sample_ms carries its time)
+//	                              and "samplers time = … / N tokens" (common_perf_print)
 //	sample_ms_per_tok, sample_tok_s
 //	sampling_ms                   "sampling time" without a count (common_perf_print)
 //	prompt_eval_ms, prompt_eval_tokens, prompt_ms_per_tok, prompt_tok_s
-//	eval_ms, eval_runs, eval_ms_per_tok, eval_tok_s
-//	                              (eval_tokens instead of eval_runs where a build prints "tokens")
+//	eval_ms, eval_tokens, eval_ms_per_tok, eval_tok_s
+//	                              ("/ N runs" and "/ N tokens" alike: a run is one
+//	                              decoded token, so N is the tokens decoded)
 //	total_ms, total_tokens        total time and, where printed, its token count
 //	unaccounted_ms, unaccounted_pct
 //	graphs_reused
@@ -256,9 +256,8 @@ func (p *parser) summary(n int, s string) {
 			p.errorf(n, "%s: want \"/ N tokens\" after the time, got %q", label, sc.rest())
 			return
 		}
-		c, word, ok := p.count(n, &sc, label)
-		if ok {
-			p.add(n, "total_"+word, c, word)
+		if c, ok := p.count(n, &sc, label); ok {
+			p.add(n, "total_tokens", c, "tokens")
 		}
 	case "unaccounted time":
 		v, ok := p.value(n, &sc, label, "ms")
@@ -323,26 +322,29 @@ func (p *parser) number(n int, sc *scanner, label string) (num.Number, bool) {
 	return v, true
 }
 
-// count reads "<integer> runs|tokens".
-func (p *parser) count(n int, sc *scanner, label string) (num.Number, string, bool) {
+// count reads "<integer> runs|tokens", a count of tokens either way:
+// llama.cpp's "runs" are calls of one token each ("eval time =
+// … / 399 runs (61.44 ms per token …)" decoded 399 tokens; the sampler's
+// runs sampled as many), so a plan's "399 tokens" is that count.
+func (p *parser) count(n int, sc *scanner, label string) (num.Number, bool) {
 	c, ok := p.number(n, sc, label)
 	if !ok {
-		return c, "", false
+		return c, false
 	}
 	word := sc.word()
 	if word != "runs" && word != "tokens" {
 		p.errorf(n, "%s: want \"runs\" or \"tokens\" after %s, got %q", label, c.Text, word)
-		return c, "", false
+		return c, false
 	}
 	if c.Decimals != 0 || math.IsNaN(c.Value) || math.IsInf(c.Value, 0) {
 		p.errorf(n, "%s: count %q is not an integer", label, c.Text)
-		return c, "", false
+		return c, false
 	}
-	return c, word, true
+	return c, true
 }
 
 // countAndRates reads "/ <count> <word> [( <ms> ms per token|run[, <rate>
-// tokens per second] )]" and adds <countBase>_<word>, <rateBase>_ms_per_tok
+// tokens per second] )]" and adds <countBase>_tokens, <rateBase>_ms_per_tok
 // and <rateBase>_tok_s. A line may end after the time (the earliest builds
 // print no count for the total), but not after "/".
 func (p *parser) countAndRates(n int, sc *scanner, label, countBase, perTokBase, rateBase string) {
@@ -353,11 +355,11 @@ func (p *parser) countAndRates(n int, sc *scanner, label, countBase, perTokBase,
 		p.errorf(n, "%s: want \"/ N runs|tokens\" after the time, got %q", label, sc.rest())
 		return
 	}
-	c, word, ok := p.count(n, sc, label)
+	c, ok := p.count(n, sc, label)
 	if !ok {
 		return
 	}
-	p.add(n, countBase+"_"+word, c, word)
+	p.add(n, countBase+"_tokens", c, "tokens")
 	if sc.done() {
 		return
 	}

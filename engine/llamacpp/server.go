@@ -30,7 +30,7 @@ import (
 //
 // Metric names are the summary's (Parse): prompt_eval_ms,
 // prompt_eval_tokens, prompt_ms_per_tok, prompt_tok_s, eval_ms,
-// eval_tokens (eval_runs in 2024), eval_ms_per_tok, eval_tok_s, total_ms,
+// eval_tokens ("runs" in 2024: one token each), eval_ms_per_tok, eval_tok_s, total_ms,
 // total_tokens, graphs_reused; and draft_acceptance_rate, cache_tokens,
 // draft_tokens, draft_accepted_tokens. Any other member of timings is timings_<member>.
 // Each request adds its own.

@@ -586,11 +586,44 @@ func d3(s string, k int) bool {
 	return k+3 <= len(s) && isDigit(s[k]) && isDigit(s[k+1]) && isDigit(s[k+2])
 }
 
-// scanUnit scans an optional unit after a number at s[j]: glued ("0.9s",
-// "69.43%", "2.67×"), after one space ("3.66 GB/s"), or after a hyphen
-// ("43-tok"). ok is false when letters glued to the number are not a unit:
-// the number is then part of an identifier.
+// scanUnit scans an optional unit after a number at s[j]: a symbol
+// (scanSymbol), which llama.cpp's words for a rate may follow ("61.44 ms
+// per token" is ms/tok, "16.28 tokens per second" tok/s; perWords).
 func scanUnit(s string, j int) (string, int, bool) {
+	u, end, ok := scanSymbol(s, j)
+	if ok && u != "" {
+		if w, e := perWords(s, end, u); w != "" {
+			return w, e, true
+		}
+	}
+	return u, end, ok
+}
+
+// perWords reads " per token" or " per second" after the unit u ending at
+// s[j] and returns the ratio they make with u in its canonical spelling
+// ("ms" → "ms/tok", "tokens" → "tok/s") and the end of the words, or ""
+// when none follows or the ratio is no unit.
+func perWords(s string, j int, u string) (string, int) {
+	for _, w := range []struct{ words, per string }{{" per token", "tok"}, {" per second", "s"}} {
+		if !strings.HasPrefix(s[j:], w.words) || !boundary(s, j+len(w.words)) {
+			continue
+		}
+		sym := u
+		if u == "tokens" {
+			sym = "tok"
+		}
+		if r := CanonUnit(sym + "/" + w.per); r != "" {
+			return r, j + len(w.words)
+		}
+	}
+	return "", j
+}
+
+// scanSymbol scans an optional unit symbol after a number at s[j]: glued
+// ("0.9s", "69.43%", "2.67×"), after one space ("3.66 GB/s"), or after a
+// hyphen ("43-tok"). ok is false when letters glued to the number are not a
+// unit: the number is then part of an identifier.
+func scanSymbol(s string, j int) (string, int, bool) {
 	if j >= len(s) {
 		return "", j, true
 	}

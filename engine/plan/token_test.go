@@ -39,6 +39,10 @@ var scanTests = []struct {
 	{"16 KiB pages, 0.0 MiB", []tok{{"16 KiB", Single, "16", "KiB"}, {"0.0 MiB", Single, "0.0", "MiB"}}},
 	{"16.11 ms/tok 1.38 MB/tok 3.66 GB/s", []tok{{"16.11 ms/tok", Single, "16.11", "ms/tok"}, {"1.38 MB/tok", Single, "1.38", "MB/tok"}, {"3.66 GB/s", Single, "3.66", "GB/s"}}},
 	{"2,441 slots, 85 pages, 64 tokens, 22 runs", []tok{{"2,441 slots", Single, "2,441", "slots"}, {"85 pages", Single, "85", "pages"}, {"64 tokens", Single, "64", "tokens"}, {"22 runs", Single, "22", "runs"}}},
+	// llama.cpp's words for its rates, as published logs print them and plans copy them
+	{"eval 61.44 ms per token, 16.28 tokens per second", []tok{{"61.44 ms per token", Single, "61.44", "ms/tok"}, {"16.28 tokens per second", Single, "16.28", "tok/s"}}},
+	{"61.44 ms per tokenizer call", []tok{{"61.44 ms", Single, "61.44", "ms"}}},
+	{"3 slots per token", []tok{{"3 slots", Single, "3", "slots"}}},
 	{"the 43-tok and 1,024-token runs", []tok{{"43-tok", Single, "43", "tokens"}, {"1,024-token", Single, "1,024", "tokens"}}},
 	{"fill 6.39–6.44 GB/s", []tok{{"6.39–6.44 GB/s", Range, "6.39|6.44", "GB/s"}}},
 	{"0.4-0.9 s", []tok{{"0.4-0.9 s", Range, "0.4|0.9", "s"}}},

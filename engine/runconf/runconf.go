@@ -340,7 +340,7 @@ func Of(r *archive.Run, ms *tail.Metrics, describe Describe) Config {
 }
 
 // readCounts fills the token counts from the tail's metrics: llama.cpp's
-// summary (prompt_eval_tokens, eval_ms, eval_runs), llama-cli's rates, or
+// summary (prompt_eval_tokens, eval_ms, eval_tokens), llama-cli's rates, or
 // the strata engine's own lines (prompt_tokens, decode_tokens,
 // eval_tokens).
 func readCounts(c *Config, ms *tail.Metrics, nPredict string) {
@@ -352,7 +352,7 @@ func readCounts(c *Config, ms *tail.Metrics, nPredict string) {
 		c.PromptTokens = "not printed (llama-cli; the chat template adds tokens)"
 	}
 	if ev, ok := ms.Get("eval_ms"); ok {
-		runs, _ := ms.Get("eval_runs")
+		runs, _ := ms.Get("eval_tokens")
 		n := int(runs.Value())
 		c.DecodedKnown = true
 		if ev.Value() == 0 {

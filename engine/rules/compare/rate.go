@@ -30,7 +30,7 @@ var Rate = &analysis.Analyzer{
 	Fix:      "divide a per-token rate by the run's own token count, not by a constant",
 	Requires: []*analysis.Analyzer{facts.Results.Analyzer, facts.Sources.Analyzer, facts.RunMetrics.Analyzer},
 	Uses:     []*analysis.Analyzer{facts.Plan.Analyzer, facts.Claims.Analyzer},
-	Metrics:  []string{"total_tokens", "load_ms", "prompt_eval_tokens", "prompt_eval_ms", "cli_prompt_tok_s", "eval_ms", "eval_runs", "cli_gen_tok_s"},
+	Metrics:  []string{"total_tokens", "load_ms", "prompt_eval_tokens", "prompt_eval_ms", "cli_prompt_tok_s", "eval_ms", "eval_tokens", "cli_gen_tok_s"},
 	Run:      runRate,
 }
 
@@ -354,7 +354,7 @@ func runCovers(ms *tail.Metrics) string {
 		parts = append(parts, fmt.Sprintf("prefill of the whole chat prompt (%s t/s)", p.Num.Text))
 	}
 	if ev, ok := ms.Get("eval_ms"); ok {
-		runs, _ := ms.Get("eval_runs")
+		runs, _ := ms.Get("eval_tokens")
 		if ev.Value() == 0 {
 			parts = append(parts, "and no decoded token (eval time 0.00 ms)")
 		} else {
