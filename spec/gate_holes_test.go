@@ -151,6 +151,30 @@ func TestGateRemovedSection(t *testing.T) {
 	t.Logf("gate %s → %s", before, after)
 }
 
+// TestGateRemovedSectionLine: deleting only a section line, its rows kept,
+// is a drop in the gated count too: the rows still bind the section's
+// numbers, but the claims in force are those of the declared sections, so
+// the section's measurement-like numbers count (and warn) as ungated.
+func TestGateRemovedSectionLine(t *testing.T) {
+	base := loadSnap(t, "m5")
+	pt, ct := readFixture(t, "m5", "PLAN.md"), readFixture(t, "m5", "PLAN.claims")
+	before, _ := gateCounts(t, gate(t, base))
+	fs := gate(t, withFiles(t, base, pt, replaceOnce(t, ct, "section §7.1 #5\n", "")))
+	after, msg := gateCounts(t, fs)
+	var g0, u0, s0, g1, u1, s1 int
+	if n, err := fmt.Sscanf(before, "gated=%d ungated=%d skipped=%d", &g0, &u0, &s0); n != 3 {
+		t.Fatalf("gate counts %q: %v", before, err)
+	}
+	if n, err := fmt.Sscanf(after, "gated=%d ungated=%d skipped=%d", &g1, &u1, &s1); n != 3 {
+		t.Fatalf("gate counts %q: %v", after, err)
+	}
+	_, ungatedList, _ := strings.Cut(msg, "ungated (")
+	if g1 >= g0 || u1 <= u0 || !strings.Contains(ungatedList, "§7.1 #5") {
+		t.Errorf("without the line section §7.1 #5: counts %q (before %q), message %q; want fewer gated, more ungated, §7.1 #5 among the ungated", after, before, msg)
+	}
+	t.Logf("gate %s → %s", before, after)
+}
+
 // TestGateLabel: a label on a claim's line must agree with the runs the
 // claim is bound to.
 func TestGateLabel(t *testing.T) {

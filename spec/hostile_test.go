@@ -72,7 +72,7 @@ type auditRun struct {
 	stdout, stderr string
 }
 
-// runAudit audits root in every output format.
+// runAudit audits root in every output format (report.Formats).
 func runAudit(t *testing.T, root string) []auditRun {
 	t.Helper()
 	bin, err := auditBin()
@@ -80,7 +80,7 @@ func runAudit(t *testing.T, root string) []auditRun {
 		t.Fatal(err)
 	}
 	var runs []auditRun
-	for _, format := range []string{"text", "markdown", "json", "github"} {
+	for _, format := range report.Formats() {
 		ctx, cancel := context.WithTimeout(context.Background(), hostileDeadline)
 		cmd := exec.CommandContext(ctx, bin, "-root", root, "-format", format)
 		var out, errb bytes.Buffer
@@ -278,6 +278,62 @@ func TestHostileSnapshots(t *testing.T) {
 					t.Error("no parity finding: the records were not read")
 				}
 			},
+		},
+		// The messages of issue 23: each names the input that failed, by
+		// what it is, never a rule that happened to read it.
+		{
+			name: "PLAN.md is a FIFO", fixture: "m5",
+			mutate: func(t *testing.T, root string) {
+				replaceWith(t, root, "PLAN.md", func(p string) error { return unix.Mkfifo(p, 0o644) })
+			},
+			code: 2, want: "PLAN.md: not a regular file (a FIFO): not read", never: []string{"(rule "},
+		},
+		{
+			name: "PLAN.md symlinked outside", fixture: "m5",
+			mutate: func(t *testing.T, root string) {
+				out := outsideFile(t, "# Plan\n\n"+secret+" 12.5 ms\n")
+				replaceWith(t, root, "PLAN.md", func(p string) error { return os.Symlink(out, p) })
+			},
+			code: 2, want: "PLAN.md: leads outside the snapshot", never: []string{"hunter2", "(rule "},
+		},
+		{
+			name: "prompt a log's sidecar names is a FIFO", fixture: "llamacpp",
+			mutate: func(t *testing.T, root string) {
+				sidecar := `{"cmd": ["./bin/llama-cli", "-f", "prompt.txt", "-n", "64"], "exit_code": 0}`
+				if err := os.WriteFile(filepath.Join(root, "runs", "cli_pythia14_b3761.json"), []byte(sidecar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := unix.Mkfifo(filepath.Join(root, "prompt.txt"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: 2, want: "prompt.txt: not a regular file (a FIFO): not read", never: []string{"(rule "},
+		},
+		{
+			name: "dangling log symlink", fixture: "llamacpp",
+			mutate: func(t *testing.T, root string) {
+				if err := os.Symlink("gone.log", filepath.Join(root, "runs", "dangling.log")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: 2, want: "runs/dangling.log: a symbolic link that leads nowhere", never: []string{"does not exist"},
+		},
+		{
+			name: "sources glob folder linked outside", fixture: "m5",
+			mutate: func(t *testing.T, root string) {
+				out := outsideFile(t, "RATE = 1 / 65.0  # "+secret+"\n")
+				if err := os.Symlink(filepath.Dir(out), filepath.Join(root, "scripts", "extra")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: 2, want: "sources: scripts/extra: leads outside the snapshot", never: []string{"hunter2"},
+		},
+		{
+			name: "section line removed, its rows kept", fixture: "m5",
+			mutate: func(t *testing.T, root string) {
+				snaptest.Edit(t, filepath.Join(root, "PLAN.claims"), "section §7.1 #5\n", "")
+			},
+			code: 0, want: "measurement-like numbers ungated (§7.1 #5", never: []string{"gated=98 "},
 		},
 		{
 			name: "JSON key forging a verdict line", fixture: "m5-v3",

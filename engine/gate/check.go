@@ -324,12 +324,16 @@ func Check(doc *plan.Doc, t *claims.Table, env *eval.Env) *Result {
 				res.Gate.Gated++
 				return true
 			}
+			// Gated counts the claims in force: numbers of the declared
+			// claim sections. A row still binding a number of a section
+			// whose line was removed is checked, but the number is not
+			// gated: a section line removed shows as a drop in the count.
 			switch {
-			case claim || bound:
+			case claim:
 				c.Gated++
 				res.Gate.Gated++
-				hasNum = hasNum || claim
-				if claim && !bound {
+				hasNum = true
+				if !bound {
 					if len(res.Unbound) < MaxUnbound {
 						res.Unbound = append(res.Unbound, Unbound{Token: tk, Place: place})
 					} else {

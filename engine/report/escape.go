@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -85,6 +88,43 @@ func mdText(s string) string {
 // mdCell escapes a table cell: mdText, and pipes, which would split the row.
 func mdCell(s string) string {
 	return strings.ReplaceAll(mdText(s), "|", `\|`)
+}
+
+// jsonSafe rewrites encoded JSON so that no rune clean escapes is left raw
+// in it: encoding/json escapes C0 controls and U+2028/U+2029, and jsonSafe
+// writes DEL, C1 controls (NEL among them) and the bidirectional controls
+// as \u escapes too. The document decodes to the same values (such runes
+// can only stand inside a JSON string), and a terminal or viewer showing
+// its bytes cannot be reordered or driven by them.
+func jsonSafe(b []byte) []byte {
+	if !needsClean(string(b)) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+64)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0x7f || unsafeRune(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}
+
+// writeJSON writes v as indented JSON (HTML characters kept as they are),
+// escaped by jsonSafe: the JSON and SARIF reports' one encoder.
+func writeJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(jsonSafe(buf.Bytes()))
+	return err
 }
 
 // Clean is the one escaping of text taken from a snapshot for every output

@@ -6,7 +6,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path"
@@ -205,10 +204,7 @@ func (r *Report) WriteOptions(w io.Writer, format string, o Options) error {
 	case "markdown":
 		return r.writeMarkdown(w, o)
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
+		return writeJSON(w, r)
 	case "github":
 		return r.writeGitHub(w, o)
 	case "sarif":

@@ -3,7 +3,6 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -140,14 +139,11 @@ func (r *Report) writeSARIF(w io.Writer, o Options) error {
 		seen[fp]++
 		fp = fmt.Sprintf("%s:%d", fp, seen[fp])
 		run.Results = append(run.Results, sarifResult{RuleID: f.Rule, RuleIndex: index[f.Rule], Level: level,
-			Message: sarifText{msg}, Locations: []sarifLocation{{PhysicalLocation: phys}},
+			Message: sarifText{clean(msg)}, Locations: []sarifLocation{{PhysicalLocation: phys}},
 			PartialFingerprints: map[string]string{fingerprintKey: fp}})
 	}
 	run.Tool.Driver = drv
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
+	return writeJSON(w, sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
 }
 
 // sarifURI writes a slash-separated path as a URI reference (RFC 3986):
