@@ -10,8 +10,13 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gguf"
+	"github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/snaptest"
+	"github.com/strataspec/strataspec/engine/tail"
 )
 
 const perplexityTail = `llama_perf_context_print:        load time =    1234.56 ms
@@ -162,6 +167,65 @@ func TestLoadChecksDeclaredUnits(t *testing.T) {
 		want := "strataspec.json:2: formats.f[0].metrics.v.unit: "
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Load with unit %q = %v; want an error containing %q and %q", tt.unit, err, want, tt.want)
+		}
+	}
+}
+
+// The errors of every reader name their place as a finding.Pos.
+var (
+	_ finding.Positioned = (*checkout.Error)(nil)
+	_ finding.Positioned = (*archive.Error)(nil) // jsontree's
+	_ finding.Positioned = (*claims.Error)(nil)
+	_ finding.Positioned = (*plan.Error)(nil)
+	_ finding.Positioned = (*tail.Error)(nil)
+	_ finding.Positioned = (*snapfs.Error)(nil)
+	_ finding.Positioned = (*snapfs.LimitError)(nil)
+	_ finding.Positioned = (*gguf.FormatError)(nil)
+)
+
+// TestInputErrorsHavePos: an input the audit cannot read stops it with an
+// error whose Pos names the file and the place (line, column, JSON path)
+// the message names, whichever reader found it.
+func TestInputErrorsHavePos(t *testing.T) {
+	results := "results/phase0_phase2_m5_validation.json"
+	claimsLine := strings.Count(snaptest.Read(t, filepath.Join(snaptest.Fixture(t, "m5"), "PLAN.claims")), "\n") + 1 // the row appended
+	tests := []struct {
+		name  string
+		edit  func(t *testing.T, root string)
+		lim   snapfs.Limits
+		want  finding.Pos
+		wantS string // the error's text starts with it
+	}{
+		{"spec file key", func(t *testing.T, root string) {
+			p := filepath.Join(root, "strataspec.json")
+			snaptest.Write(t, p, strings.Replace(snaptest.Read(t, p), `"machine": "machine",`, `"machine": "machine", "planz": 1,`, 1))
+		}, snapfs.Limits{}, finding.Pos{File: "strataspec.json", Line: 2}, "strataspec.json:2: "},
+		{"results type", func(t *testing.T, root string) {
+			p := filepath.Join(root, results)
+			snaptest.Write(t, p, strings.Replace(snaptest.Read(t, p), `"name": "strata_q2_0_moce0_short_43tok"`, `"name": 43`, 1))
+		}, snapfs.Limits{}, finding.Pos{File: results, Line: 6, Path: "runs[0].name"}, results + ":6"},
+		{"claims row", func(t *testing.T, root string) {
+			p := filepath.Join(root, "PLAN.claims")
+			snaptest.Write(t, p, snaptest.Read(t, p)+"§7.1 #5 | 1 ms\n")
+		}, snapfs.Limits{}, finding.Pos{File: "PLAN.claims", Line: claimsLine}, fmt.Sprintf("PLAN.claims:%d: row:", claimsLine)},
+		{"runs over the limit", nil, snapfs.Limits{Runs: 1}, finding.Pos{File: results}, results + ": more than 1 runs"},
+	}
+	for _, tt := range tests {
+		root := snaptest.CopyFixture(t, "m5")
+		if tt.edit != nil {
+			tt.edit(t, root)
+		}
+		_, err := AuditLimits(root, "", tt.lim)
+		pos, ok := finding.PosOf(err)
+		if !ok {
+			t.Errorf("%s: AuditLimits = %v; want an error with a Pos", tt.name, err)
+			continue
+		}
+		if pos.File != tt.want.File || pos.Line != tt.want.Line || pos.Path != tt.want.Path {
+			t.Errorf("%s: Pos() = %+v; want %+v", tt.name, pos, tt.want)
+		}
+		if !strings.HasPrefix(err.Error(), tt.wantS) {
+			t.Errorf("%s: AuditLimits = %q; want it to start %q", tt.name, err, tt.wantS)
 		}
 	}
 }

@@ -72,6 +72,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/jsontree"
 	"github.com/strataspec/strataspec/engine/snapfs"
 )
@@ -451,6 +452,9 @@ type Error struct {
 	Suggest string
 	Hint    string
 }
+
+// Pos returns the error's place: the spec file and line.
+func (e *Error) Pos() finding.Pos { return finding.Pos{File: e.File, Line: e.Line} }
 
 func (e *Error) Error() string {
 	msg := e.Msg + e.Suggest + e.Hint

@@ -50,6 +50,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/names"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/plan"
@@ -132,6 +133,9 @@ type Error struct {
 
 // Error returns "file:line: message".
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Pos returns the error's place: the table's file and line.
+func (e *Error) Pos() finding.Pos { return finding.Pos{File: e.File, Line: e.Line} }
 
 // MaxErrors is how many syntax errors Err lists before it counts the rest.
 const MaxErrors = 20

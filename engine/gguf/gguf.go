@@ -13,6 +13,8 @@ package gguf
 import (
 	"fmt"
 	"sort"
+
+	"github.com/strataspec/strataspec/engine/finding"
 )
 
 // Magic is the four bytes every GGUF file starts with.
@@ -83,6 +85,10 @@ type FormatError struct {
 	Offset int64 // byte offset where the bad item starts
 	Msg    string
 }
+
+// Pos returns the error's place: the file (a binary file has no lines;
+// the byte offset is in the message).
+func (e *FormatError) Pos() finding.Pos { return finding.Pos{File: e.File} }
 
 // Error returns "file: offset N: message".
 func (e *FormatError) Error() string {

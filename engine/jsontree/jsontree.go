@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/strataspec/strataspec/engine/finding"
 )
 
 // MaxDepth bounds the nesting of a results file. The runner writes at most
@@ -307,19 +309,11 @@ type Error struct {
 
 // Error formats the error as file:line:col: path: message, leaving out
 // the parts it does not have.
-func (e *Error) Error() string {
-	s := e.File
-	if e.Line > 0 {
-		s += ":" + strconv.Itoa(e.Line)
-		if e.Col > 0 {
-			s += ":" + strconv.Itoa(e.Col)
-		}
-	}
-	s += ": "
-	if e.Path != "" {
-		s += e.Path + ": "
-	}
-	return s + e.Msg
+func (e *Error) Error() string { return e.Pos().String() + ": " + e.Msg }
+
+// Pos returns the error's place: file, line, column and JSON path.
+func (e *Error) Pos() finding.Pos {
+	return finding.Pos{File: e.File, Line: e.Line, Col: e.Col, Path: e.Path}
 }
 
 // Doc is a parsed document: its tree, its bytes and its line index.

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/strataspec/strataspec/engine/finding"
 )
 
 // Doc is a parsed plan.
@@ -169,6 +171,9 @@ type Error struct {
 
 // Error returns "file:line: message".
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Pos returns the error's place: the plan's file and line.
+func (e *Error) Pos() finding.Pos { return finding.Pos{File: e.File, Line: e.Line} }
 
 // Parse parses plan text as CommonMark (GFM tables and footnotes; see
 // parseMarkdown). It never fails: CRLF and lone CR line endings are

@@ -25,6 +25,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/strataspec/strataspec/engine/finding"
 )
 
 // Size limits per kind of input. They are generous for real data (the
@@ -80,6 +82,9 @@ type LimitError struct {
 	Limit int64
 	Flag  string // the main program's flag raising it, e.g. "-max-runs"
 }
+
+// Pos returns the error's place: the file where the limit was passed.
+func (e *LimitError) Pos() finding.Pos { return finding.Pos{File: e.File} }
 
 func (e *LimitError) Error() string {
 	return fmt.Sprintf("%s: more than %d %s: over the limit (raise it with %s N)", e.File, e.Limit, e.What, e.Flag)
@@ -141,6 +146,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.File + ": " + e.Msg }
+
+// Pos returns the error's place: the file.
+func (e *Error) Pos() finding.Pos { return finding.Pos{File: e.File} }
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 )
 
@@ -128,6 +129,10 @@ type Error struct {
 	Line int    // 1-based line in the tail; 0 if the error is about the whole tail
 	Msg  string
 }
+
+// Pos returns the error's place: the tail's file (with its JSON path where
+// the tail is inside one) and line.
+func (e *Error) Pos() finding.Pos { return finding.Pos{File: e.File, Line: e.Line} }
 
 // Error formats the error as file:line: message, or file: message for an
 // error about the whole tail.
