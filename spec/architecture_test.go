@@ -14,7 +14,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	gatecheck "github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/rules/all"
+	planrules "github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -294,7 +296,8 @@ func TestClaimsLayers(t *testing.T) {
 
 // TestClaimsNoInit: the claims packages keep no state of their own: no
 // init function (the derivation table is built by a function) and no
-// package-level variable but compiled regular expressions.
+// package-level variable but compiled regular expressions and the gate's
+// Analyzer (declared once, as go/analysis declares its analyzers).
 func TestClaimsNoInit(t *testing.T) {
 	root := snaptest.Root()
 	fset := token.NewFileSet()
@@ -323,7 +326,7 @@ func TestClaimsNoInit(t *testing.T) {
 					}
 					for _, s := range d.Specs {
 						for i, v := range s.(*ast.ValueSpec).Values {
-							if c, ok := v.(*ast.CallExpr); ok && isRegexpMust(c) {
+							if c, ok := v.(*ast.CallExpr); ok && isRegexpMust(c) || s.(*ast.ValueSpec).Names[i].Name == "Analyzer" {
 								continue
 							}
 							t.Errorf("%s: package-level variable %s; want no state outside a value", fset.Position(s.Pos()), s.(*ast.ValueSpec).Names[i])
@@ -343,4 +346,18 @@ func isRegexpMust(c *ast.CallExpr) bool {
 	}
 	x, ok := sel.X.(*ast.Ident)
 	return ok && x.Name == "regexp" && sel.Sel.Name == "MustCompile"
+}
+
+// TestPlanRulesRequireGate: the plan rules read the gate's typed result
+// (gate.Analyzer), which they require: none runs without it.
+func TestPlanRulesRequireGate(t *testing.T) {
+	as := planrules.Analyzers()
+	if len(as) != 5 {
+		t.Errorf("plan.Analyzers() = %d rules; want the five plan rules", len(as))
+	}
+	for _, a := range as {
+		if !slices.Contains(a.Requires, gatecheck.Analyzer.Analyzer) {
+			t.Errorf("%s requires %v; want the gate (gate.Analyzer) among them", a.Name, a.Requires)
+		}
+	}
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/claims"
-	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
 	gatecheck "github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/golden"
@@ -152,7 +151,7 @@ func checkoutSpec(root string) ([]checkResult, error) {
 
 // claimsRows returns one result per claims row: every occurrence of its
 // quote must match its source.
-func claimsRows(pc *facts.PlanCheck) []checkResult {
+func claimsRows(pc *gatecheck.PlanCheck) []checkResult {
 	byRow := map[*claims.Row][]gatecheck.Binding{}
 	for _, b := range pc.Result.Bindings {
 		byRow[b.Row] = append(byRow[b.Row], b)

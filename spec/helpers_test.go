@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/audit"
-	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	gatecheck "github.com/strataspec/strataspec/engine/gate"
 )
 
 // auditFindings audits the snapshot at root with the rules named in ruleList
@@ -32,10 +32,10 @@ func failures(fs []finding.Finding) []finding.Finding {
 	return out
 }
 
-// planCheck returns the plan check of a loaded snapshot (facts.Gate). A
+// planCheck returns the plan check of a loaded snapshot (gatecheck.Analyzer). A
 // snapshot without PLAN.claims is an error here: the tests that call it
 // check claims rows.
-func planCheck(c *audit.Context) (*facts.PlanCheck, error) {
+func planCheck(c *audit.Context) (*gatecheck.PlanCheck, error) {
 	pc, err := c.PlanCheck()
 	if err == nil && pc.NoClaims {
 		return nil, fmt.Errorf("%s: no claims table", c.Snap.Spec.Claims)

@@ -16,6 +16,7 @@ import (
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/metric"
 	"github.com/strataspec/strataspec/engine/names"
 	"github.com/strataspec/strataspec/engine/report"
@@ -123,11 +124,11 @@ func (c *Context) Driver() *analysis.Driver {
 	return d
 }
 
-// PlanCheck returns the plan checked against its claims table (facts.Gate),
+// PlanCheck returns the plan checked against its claims table (gate.Analyzer),
 // computed once per context. A plan not in the snapshot is an error
 // matching facts.ErrAbsent.
-func (c *Context) PlanCheck() (*facts.PlanCheck, error) {
-	return analysis.Compute(c.Driver(), facts.Gate)
+func (c *Context) PlanCheck() (*gate.PlanCheck, error) {
+	return analysis.Compute(c.Driver(), gate.Analyzer)
 }
 
 // Selection is a set of analyzers to run.

@@ -1,6 +1,7 @@
 // Package facts holds the audit's input analyzers: every input of a
 // snapshot that a rule reads and that can be absent or fail (run metrics,
-// the plan and its check against the claims table, the sources, the TF
+// the plan, the claims table (checked against each other by
+// engine/gate's analyzer), the sources, the TF
 // files, the recorded files, the runner's results documents) is read once,
 // by one reader, into a typed result (analysis.Input), and rules require
 // the inputs they read, never opening a file themselves. The snapshot and

@@ -25,12 +25,12 @@ var Significance = &analysis.Analyzer{
 	Doc:      "a comparison of two runs' metrics is significant (Mann-Whitney U over repeated samples), or states a caveat; one run a side is a warning, a fail when one is a cold first run",
 	Fix:      "repeat the runs (llama-bench -r 5 and more) and compare the samples, or name a caveat (caveat=ID) the plan states beside the quote",
 	Requires: []*analysis.Analyzer{facts.ColdRuns.Analyzer},
-	Uses:     []*analysis.Analyzer{facts.Gate.Analyzer, facts.RunMetrics.Analyzer},
+	Uses:     []*analysis.Analyzer{gate.Analyzer.Analyzer, facts.RunMetrics.Analyzer},
 	Run:      runSignificance,
 }
 
 func runSignificance(p *analysis.Pass) (any, error) {
-	pc, ok := facts.Gate.Lookup(p)
+	pc, ok := gate.Analyzer.Lookup(p)
 	if !ok {
 		return nil, analysis.NotApplicable("no %s", p.Spec.Plan)
 	}
@@ -125,7 +125,7 @@ func comparedPair(row *claims.Row) []string {
 
 // statedCaveats returns the caveats a row names that the plan states
 // beside its quote.
-func statedCaveats(pc *facts.PlanCheck, row *claims.Row) []string {
+func statedCaveats(pc *gate.PlanCheck, row *claims.Row) []string {
 	var out []string
 	for _, id := range row.Caveats {
 		if _, ok := pc.Doc.Caveat(id, row.Place); ok {

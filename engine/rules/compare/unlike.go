@@ -41,7 +41,7 @@ var Unlike = &analysis.Analyzer{
 	Doc: "a claim comparing runs (arrow pair, ratio, change) holds only between runs alike in binary, mode, threads, prompt, " +
 		"batch/ubatch, token counts and every other setting, with every run decoding > 0 tokens — or its row names a caveat the plan states beside it",
 	Fix:      "compare runs alike in binary, mode, threads, prompt, batch and token counts, or state the difference as a caveat beside the claim",
-	Requires: []*analysis.Analyzer{facts.Gate.Analyzer, facts.RunConfigs.Analyzer, facts.RunMetrics.Analyzer},
+	Requires: []*analysis.Analyzer{gate.Analyzer.Analyzer, facts.RunConfigs.Analyzer, facts.RunMetrics.Analyzer},
 	Run:      runUnlike,
 }
 
@@ -106,7 +106,7 @@ func runUnlike(p *analysis.Pass) (any, error) {
 	if err := cfg.validate(spec); err != nil {
 		return nil, err
 	}
-	pc := facts.Gate.Of(p)
+	pc := gate.Analyzer.Of(p)
 	snap := p.Snap
 	cfgs := facts.RunConfigs.Of(p)
 	ms := facts.RunMetrics.Of(p)
@@ -152,7 +152,7 @@ func runUnlike(p *analysis.Pass) (any, error) {
 
 // compare fills fd for one comparison row: the runs' configurations and
 // decoded tokens, and the caveats the row names.
-func compare(fd *finding.Finding, pc *facts.PlanCheck, cmp comparison, cs []runconf.Config, cfg UnlikeSettings) {
+func compare(fd *finding.Finding, pc *gate.PlanCheck, cmp comparison, cs []runconf.Config, cfg UnlikeSettings) {
 	row := cmp.row
 	var nothing, diffs, varied []string
 	for _, c := range cs {

@@ -54,7 +54,7 @@ var KLD = &analysis.Analyzer{
 	Doc:      "sample size: teacher-forcing KLD over at least 3 documents per domain with a bootstrap confidence interval, or a stated caveat; a pair quoted from one run per side with the cold first run on its expert file states a caveat",
 	Fix:      "score at least 3 documents per domain with a bootstrap interval, or state the sample size as a caveat",
 	Requires: []*analysis.Analyzer{facts.RunMetrics.Analyzer},
-	Uses:     []*analysis.Analyzer{facts.TF.Analyzer, facts.Gate.Analyzer, facts.Plan.Analyzer},
+	Uses:     []*analysis.Analyzer{facts.TF.Analyzer, gate.Analyzer.Analyzer, facts.Plan.Analyzer},
 	Metrics:  []string{"kld_mean"},
 	Run:      runKLD,
 }
@@ -182,7 +182,7 @@ func (s *state) intervals() ([]string, error) {
 // on one side, and its claims row must name a caveat the plan states. The
 // set itself must be exactly the first run on each model file.
 func coldPairs(p *analysis.Pass, cfg KLDConfig) error {
-	pc, ok := facts.Gate.Lookup(p)
+	pc, ok := gate.Analyzer.Lookup(p)
 	if !ok {
 		return nil // no plan: nothing quotes a pair
 	}

@@ -1,5 +1,5 @@
-// Package plan holds the plan gate's rules, as analyzers over the plan
-// check (facts.Gate: PLAN.md, PLAN.claims and every run's and record's
+// Package plan holds the plan gate's rules, as analyzers requiring the
+// gate's result (gate.Analyzer: PLAN.md, PLAN.claims and every run's and record's
 // metrics, bound and checked once): every number of the claim sections
 // bound to a source that prints it (plan.unsourced), every claims row
 // still finding its quote (plan.stale), quoted ranges over every run of
@@ -28,7 +28,7 @@ func Analyzers() []*analysis.Analyzer {
 // check is what a plan rule reads: the plan check, and the runs its
 // bindings name (argv, environment, model file).
 type check struct {
-	*facts.PlanCheck
+	*gate.PlanCheck
 	first map[facts.Cold]string   // model file and binary → the first run reading it
 	runs  map[string]*archive.Run // the archive's runs by name
 }
@@ -39,12 +39,9 @@ type check struct {
 // and the others (plan.uncovered) read the plan against an empty table.
 func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Finding) *analysis.Analyzer {
 	a := &analysis.Analyzer{Name: name, Doc: doc, Fix: fixes()[name],
-		Requires: []*analysis.Analyzer{facts.ColdRuns.Analyzer}, Uses: []*analysis.Analyzer{facts.Gate.Analyzer}}
+		Requires: []*analysis.Analyzer{facts.ColdRuns.Analyzer, gate.Analyzer.Analyzer}}
 	a.Run = func(p *analysis.Pass) (any, error) {
-		pc, ok := facts.Gate.Lookup(p)
-		if !ok {
-			return nil, analysis.NotApplicable("no %s", p.Spec.Plan)
-		}
+		pc := gate.Analyzer.Of(p) // without a plan the gate, and so the rule, does not apply: "no PLAN.md"
 		if pc.NoClaims && needsClaims {
 			return nil, analysis.NotApplicable("no %s, so no number of %s is bound; plan.uncovered lists them as ungated", pc.Table.File, pc.Doc.File)
 		}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/claims"
-	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 )
 
 // Exit checks that the runs a plan quotes ended well. A run that exited
@@ -18,7 +18,7 @@ var Exit = &analysis.Analyzer{
 	Name: "runs.exit",
 	Doc:  "a run a claims row reads exited 0 (a failed run's numbers are no evidence); other failed runs are listed",
 	Fix:  "re-run the failed run, or bind the claim to a run that exited 0",
-	Uses: []*analysis.Analyzer{facts.Gate.Analyzer},
+	Uses: []*analysis.Analyzer{gate.Analyzer.Analyzer},
 	Run:  runExit,
 }
 
@@ -35,10 +35,10 @@ func runExit(p *analysis.Pass) (any, error) {
 	}
 	// Which rows read each run: without a plan or claims table, none.
 	readers := map[string][]*claims.Row{}
-	gate, ok := facts.Gate.Lookup(p)
+	pc, ok := gate.Analyzer.Lookup(p)
 	if ok {
-		for _, row := range gate.Table.Rows {
-			for _, run := range row.MetricRuns(gate.Env) {
+		for _, row := range pc.Table.Rows {
+			for _, run := range row.MetricRuns(pc.Env) {
 				readers[run] = append(readers[run], row)
 			}
 		}
@@ -55,7 +55,7 @@ func runExit(p *analysis.Pass) (any, error) {
 		if rows := readers[r.Name]; len(rows) > 0 {
 			var places []string
 			for _, row := range rows {
-				places = append(places, fmt.Sprintf("%s %q (%s:%d)", row.Place, row.Quote, gate.Table.File, row.Line))
+				places = append(places, fmt.Sprintf("%s %q (%s:%d)", row.Place, row.Quote, pc.Table.File, row.Line))
 			}
 			f.Severity, f.Check = finding.Fail, "read"
 			f.Message = fmt.Sprintf("run %s exited %d, and claims read it: %s", r.Name, r.ExitCode, strings.Join(places, ", "))

@@ -15,6 +15,7 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/kld"
 	"github.com/strataspec/strataspec/engine/rules/internal/tfstate"
 	"github.com/strataspec/strataspec/engine/tf"
@@ -34,7 +35,7 @@ var TF = &analysis.Analyzer{
 	Doc:      "teacher-forcing token files: layout found by template-token text, run flags and eval_tokens agree, hashes match provenance; truncated turns, scored template token, domain labels, <think> newline",
 	Fix:      "score teacher forcing on whole turns in the template's format, without template tokens, or state a caveat",
 	Requires: []*analysis.Analyzer{facts.RunMetrics.Analyzer, facts.TF.Analyzer},
-	Uses:     []*analysis.Analyzer{facts.Gate.Analyzer, facts.Plan.Analyzer},
+	Uses:     []*analysis.Analyzer{gate.Analyzer.Analyzer, facts.Plan.Analyzer},
 	Metrics:  []string{"top1_count", "top1_total", "kld_mean", "eval_tokens", "tf_n_prompt", "tf_n_gen"},
 	Run:      runTF,
 }

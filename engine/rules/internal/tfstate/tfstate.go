@@ -37,7 +37,7 @@ type Place struct {
 func FindPlace(p *analysis.Pass, runs []*facts.TFRun) *Place {
 	spec := p.Spec
 	pl := &Place{File: spec.Plan}
-	pc, ok := facts.Gate.Lookup(p)
+	pc, ok := gate.Analyzer.Lookup(p)
 	if !ok {
 		pl.Doc, _ = facts.Plan.Lookup(p)
 		return pl
