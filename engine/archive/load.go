@@ -628,9 +628,11 @@ const (
 // loadRecords reads the records the spec names: route_parity logs, the
 // self-test output and the recorded mtimes, each optional.
 func (s *Snapshot) loadRecords() error {
-	for k := range s.Spec.Records {
-		if !slices.Contains([]string{RecordParity, RecordSelfTest, RecordMtimes}, k) {
-			return &Error{File: s.Spec.Path, Msg: fmt.Sprintf("records: unknown kind %q (known: %s, %s, %s)", k, RecordParity, RecordSelfTest, RecordMtimes)}
+	kinds := []string{RecordParity, RecordSelfTest, RecordMtimes}
+	for _, k := range slices.Sorted(maps.Keys(s.Spec.Records)) {
+		if !slices.Contains(kinds, k) {
+			return &checkout.Error{File: s.Spec.Path, Line: s.Spec.Line("records." + k), Msg: fmt.Sprintf("records: unknown kind %q", k),
+				Unknown: k, Known: kinds, Hint: fmt.Sprintf(" (known: %s)", strings.Join(kinds, ", "))}
 		}
 	}
 	if g := s.Spec.Records[RecordParity]; g.Glob != "" {

@@ -36,9 +36,7 @@ func Load(root string) (*Context, error) { return LoadLimits(root, snapfs.Limits
 // the flag raising it.
 func LoadLimits(root string, lim snapfs.Limits) (*Context, error) {
 	snap, err := archive.LoadLimits(root, lim)
-	if ce, ok := errors.AsType[*checkout.Error](err); ok && ce.Unknown != "" {
-		ce.Suggest = names.DidYouMean(ce.Unknown, ce.Known)
-	}
+	suggest(err)
 	if err != nil {
 		return nil, err
 	}
@@ -258,6 +256,7 @@ func (c *Context) Run(as ...*analysis.Analyzer) ([]analysis.Result, error) {
 // place alone (a file every plan rule reads is not the error of the rule
 // that happened to read it first).
 func failure(r analysis.Result, as []*analysis.Analyzer) error {
+	suggest(r.Err) // a rule's misspelt setting
 	if !slices.Contains(as, r.Analyzer) {
 		return r.Err
 	}
@@ -328,4 +327,12 @@ func knownNames() []string {
 		}
 	}
 	return slices.Sorted(maps.Keys(seen))
+}
+
+// suggest adds a "did you mean" to a spec file error about a name the
+// format does not know (a key of the spec or of a rule's settings).
+func suggest(err error) {
+	if ce, ok := errors.AsType[*checkout.Error](err); ok && ce.Unknown != "" && ce.Suggest == "" {
+		ce.Suggest = names.DidYouMean(ce.Unknown, ce.Known)
+	}
 }

@@ -533,7 +533,11 @@ func (s *Spec) jsonError(data []byte, err error) error {
 
 // specKeys returns every key the spec format knows, at any depth: the JSON
 // names of Spec's fields and of the structs below them.
-func specKeys() []string {
+func specKeys() []string { return keysOf(reflect.TypeFor[Spec]()) }
+
+// keysOf returns the JSON names of a struct type's fields and of the
+// structs below them, at any depth.
+func keysOf(t reflect.Type) []string {
 	seen := map[reflect.Type]bool{}
 	var keys []string
 	var walk func(t reflect.Type)
@@ -553,7 +557,7 @@ func specKeys() []string {
 			walk(f.Type)
 		}
 	}
-	walk(reflect.TypeFor[Spec]())
+	walk(t)
 	return keys
 }
 
@@ -776,9 +780,34 @@ func (s *Spec) Rule(name string, v any) (bool, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
+			// a misspelt setting: name it at its line, with the keys the
+			// rule's settings know, for the caller's "did you mean"
+			key := m[1]
+			if i := strings.LastIndex(key, "."); i >= 0 {
+				key = key[i+1:]
+			}
+			return true, &Error{File: s.Path, Line: s.ruleKeyLine(name, key), Msg: fmt.Sprintf("rules.%s: unknown key %q", name, m[1]),
+				Unknown: key, Known: keysOf(reflect.TypeOf(v))}
+		}
 		return true, &Error{File: s.Path, Line: s.ruleLine(name), Msg: fmt.Sprintf("rules.%s: %v", name, err)}
 	}
 	return true, nil
+}
+
+// ruleKeyLine returns the line of the first member named key inside the
+// rule's settings, else the line of the rule's key.
+func (s *Spec) ruleKeyLine(name, key string) int {
+	if s.doc != nil {
+		if rules := s.doc.Root.Get("rules"); rules != nil {
+			if n := rules.Get(name); n != nil {
+				if k := n.Find(func(k string, _ *jsontree.Node) bool { return k == key }); k != nil {
+					return s.doc.Line(k)
+				}
+			}
+		}
+	}
+	return s.ruleLine(name)
 }
 
 // RuleErrorf returns an error about the rule's settings, naming the spec

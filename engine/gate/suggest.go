@@ -57,8 +57,9 @@ func (s Suggestion) Unique() bool { return len(s.Rows) == 1 }
 // MaxCandidates is how many sources Suggest lists per part of a quote.
 const MaxCandidates = 6
 
-// Suggest proposes, for every quote res could not source (unbound, or
-// mismatched, or a range that drops runs), the claims rows that would bind
+// Suggest proposes, for every quote res could not source (unbound,
+// mismatched, a range that drops runs, or bound to a source that cannot be
+// read: a misspelt run or metric), the claims rows that would bind
 // it: a single run metric that prints the value at the quoted precision
 // and unit, or, where none does, a registered derivation over at most two
 // metrics (ratio, change, miss_reduction, sub, add, a unit conversion).
@@ -83,8 +84,12 @@ func Suggest(t *claims.Table, env *eval.Env, res *Result) []Suggestion {
 	}
 	keep := map[key][]string{}
 	for _, b := range res.Bindings {
-		if b.Status == Mismatch || b.Status == DropsRuns {
-			add(b.Token, b.Place, fmt.Sprintf("%s (claims row %s:%d)", b.Msg, t.File, b.Row.Line))
+		if b.Status == Mismatch || b.Status == DropsRuns || b.Status == BadSource {
+			why := b.Msg
+			if !strings.Contains(why, "(claims row ") { // a bad source's message names its row
+				why = fmt.Sprintf("%s (claims row %s:%d)", why, t.File, b.Row.Line)
+			}
+			add(b.Token, b.Place, why)
 			if b.Token.Kind == plan.Range && len(b.Row.Sources) == 1 {
 				k := key{b.Place, b.Token.Text}
 				keep[k] = appendNew(keep[k], b.Row.MetricRuns(env)...)

@@ -35,6 +35,15 @@ func TestDidYouMean(t *testing.T) {
 			errs: `PLAN.claims:115: unknown set @q2_O; did you mean "@q2_0"?`},
 		{name: "spec key", file: "strataspec.json", old: `"records": {`, new: `"recrods": {`, code: 2,
 			errs: `unknown key "recrods"; did you mean "records"?`},
+		{name: "rule setting", file: "strataspec.json", old: `"compare.unlike": {"vary"`, new: `"compare.unlike": {"varyy"`, code: 2,
+			errs: `strataspec.json:69: rules.compare.unlike: unknown key "varyy"; did you mean "vary"?`},
+		{name: "nested rule setting", file: "strataspec.json", old: `"min_avail_warn_gib":`, new: `"min_avail_warn_gb":`, code: 2,
+			errs: `strataspec.json:146: rules.memory: unknown key "min_avail_warn_gb"; did you mean "min_avail_warn_gib"?`},
+		{name: "record kind", file: "strataspec.json", old: `"selftest": "results`, new: `"selftset": "results`, code: 2,
+			errs: `strataspec.json:8: records: unknown kind "selftset"; did you mean "selftest"?`},
+		{name: "suggest metric", file: "PLAN.claims", old: "prefill_1024tok:prefill_tok_s", new: "prefill_1024tok:prefil_tok_s",
+			args: []string{"-suggest"}, code: 0,
+			out: "\n§7.1 #5 | 320.58 tok/s | strata_q2_0_moce085_prefill_1024tok:prefill_tok_s\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := fixtures + "/m5-v3"
