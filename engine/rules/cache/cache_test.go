@@ -114,7 +114,7 @@ func TestErrors(t *testing.T) {
 		{"missing record", []edit{{spec, `"after": "results/residency/evict_file_cache.after.json"`, `"after": "results/residency/none.json"`}}, "none.json"},
 		{"outside record", []edit{{spec, `"after": "results/residency/evict_file_cache.after.json"`, `"after": "../../../../../../etc/passwd"`}}, "outside the snapshot"},
 		{"bad op", []edit{{spec, `"op": "warm"`, `"op": "purge"`}}, spec + ":" + specLine(t, `"op": "warm"`) + `: rules.cache.helpers[1]: op "purge"`},
-		{"unknown setting", []edit{{spec, `"fill": {`, `"fil": 1, "fill": {`}}, `rules.cache: json: unknown field "fil"`},
+		{"unknown setting", []edit{{spec, `"fill": {`, `"fil": 1, "fill": {`}}, `rules.cache: unknown key "fil"`},
 	}
 	for _, tt := range tests {
 		_, err := audited(t, tt.edits...)

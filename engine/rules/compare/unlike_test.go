@@ -97,7 +97,7 @@ func TestUnlikeBadSettings(t *testing.T) {
 	_, _, err := analysistest.Run(t, root, compare.Unlike)
 	require.Error(t, err)
 	require.True(t, strings.HasPrefix(err.Error(), "strataspec.json:"), err.Error())
-	require.Contains(t, err.Error(), `unknown field "varies"`)
+	require.Contains(t, err.Error(), `unknown key "varies"`)
 }
 
 // A vary entry may be a pattern: "env *" lets the whole environment vary.

@@ -176,7 +176,7 @@ func TestRunsSettingsAbsentOrBad(t *testing.T) {
 		{"derive", `"from": "disk0_mb", "divisor": 65.0},
             "whole_run_disk0_mb_ub1024"`, `"from": "disk0_mb", "divisor": -65.0},
             "whole_run_disk0_mb_ub1024"`, `a divisor not below 0`},
-		{"derive", `"runs_key": "runs"`, `"runs_key": "runs", "extra": 1`, `unknown field "extra"`},
+		{"derive", `"runs_key": "runs"`, `"runs_key": "runs", "extra": 1`, `unknown key "extra"`},
 	} {
 		root := rulestest.Copy(t, "m5-v3", rulestest.Spec(tt.old, tt.new))
 		_, err := audit.Audit(root, tt.rule)

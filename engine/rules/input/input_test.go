@@ -235,7 +235,7 @@ func TestProvenanceBadSettings(t *testing.T) {
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"provenance": {"runner"`, `"provenance": {"runer"`)
 	_, _, err := analysistest.Run(t, root, provenance.Provenance)
 	require.Error(t, err)
-	require.Regexp(t, `^strataspec\.json:\d+: rules\.provenance: .*unknown field "runer"`, err.Error())
+	require.Regexp(t, `^strataspec\.json:\d+: rules\.provenance: unknown key "runer"`, err.Error())
 }
 
 // The issue's case as written: a strata run's --prompt-file set to

@@ -114,12 +114,13 @@ func TestInvariantSettings(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		rule, old, new, want string
+		atKey                bool // the error names the misspelt key's own line
 	}{
-		{"parity", `"repeats": 3`, `"repeats": 0`, `rules.parity: "repeats" must be at least 1, found 0`},
-		{"parity", `"tolerance": 1e-06}`, `"tolerance": 0}`, `needs "name", "key" and a "tolerance" above 0`},
-		{"parity", `"repeats": 3`, `"repeat": 3`, `unknown field "repeat"`},
-		{"arena", `"env": "STRATA_METAL_ARENA_GB", `, ``, `rules.arena: needs "env"`},
-		{"memory", `"evidence": "scratch-residency"`, `"evidence": "vmmap"`, `unknown evidence "vmmap"`},
+		{"parity", `"repeats": 3`, `"repeats": 0`, `rules.parity: "repeats" must be at least 1, found 0`, false},
+		{"parity", `"tolerance": 1e-06}`, `"tolerance": 0}`, `needs "name", "key" and a "tolerance" above 0`, false},
+		{"parity", `"repeats": 3`, `"repeat": 3`, `unknown key "repeat"; did you mean "repeats"?`, true},
+		{"arena", `"env": "STRATA_METAL_ARENA_GB", `, ``, `rules.arena: needs "env"`, false},
+		{"memory", `"evidence": "scratch-residency"`, `"evidence": "vmmap"`, `unknown evidence "vmmap"`, false},
 	} {
 		t.Run(tt.rule+" "+tt.want, func(t *testing.T) {
 			root := snaptest.CopyFixture(t, "m5-v3")
@@ -129,11 +130,15 @@ func TestInvariantSettings(t *testing.T) {
 			_, err := audit.Audit(root, tt.rule)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
-			// The line named is the rule's key under "rules".
+			// The line named is the rule's key under "rules", or the
+			// misspelt key's.
 			lines := strings.Split(s, "\n")
 			want := 0
 			for i, l := range lines {
-				if strings.HasPrefix(l, "    \""+tt.rule+"\": {") {
+				if strings.HasPrefix(l, "    \""+tt.rule+"\": {") && !tt.atKey {
+					want = i + 1
+				}
+				if tt.atKey && want == 0 && strings.Contains(l, tt.old) {
 					want = i + 1
 				}
 			}
