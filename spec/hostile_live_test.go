@@ -39,7 +39,7 @@ func TestHostileLiveEnvironment(t *testing.T) {
 	require.NotEmpty(t, rp.WantEnv, "fixtures/m5's first run records no variable to pass")
 	rp.EnvFile = filepath.Join(t.TempDir(), "env")
 	livetest.Use(t, rp)
-	res, _, err := rerun(t, 1, 1, lr, liveConfig{dir: dir, timeout: 10 * time.Second, minimum: time.Second, every: time.Second, tol: 0.15, pass: []string{livetest.EnvReplay}})
+	res, _, err := rerun(t, 1, 1, lr, liveConfig{dir: dir, timeout: 2 * time.Minute, minimum: time.Second, every: time.Second, tol: 0.15, pass: []string{livetest.EnvReplay}})
 	require.NoError(t, err)
 	if res.Run.ExitCode != lr.run.ExitCode {
 		t.Errorf("re-run exit %d; want %d (the fake says: %s)", res.Run.ExitCode, lr.run.ExitCode, strings.TrimSpace(res.Run.Tail[:min(len(res.Run.Tail), 200)]))

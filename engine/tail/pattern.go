@@ -3,6 +3,7 @@ package tail
 import (
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/strataspec/strataspec/engine/num"
 )
@@ -22,24 +23,42 @@ type PatternMetric struct {
 
 // ParsePatterns reads a tail with a checkout's declared patterns: every line
 // a pattern matches yields its groups' metrics. A group that matched text
-// that is not a number is an error naming the line. At most max metrics are kept (0: no limit); past it the result is Over
-// and the rest of text is not read.
+// that is not a number is an error naming the line. At most max metrics
+// are kept (0: no limit); past it the result is Over and the rest of text
+// is not read.
 func ParsePatterns(source, text string, pats []Pattern, max int) *Metrics {
 	r := newReader(source, max)
+	if max > 0 {
+		// Allocated once, to the limit at most: a format matching every
+		// line does not grow List by doubling to it.
+		r.ms.List = make([]Metric, 0, r.ms.Prealloc(strings.Count(text, "\n")+1))
+	}
+	// Each pattern's groups in name order, with their submatch index,
+	// worked out once rather than on every line.
+	type group struct {
+		name string
+		idx  int
+		pm   PatternMetric
+	}
+	groups := make([][]group, len(pats))
+	for i, p := range pats {
+		for g, pm := range p.Groups {
+			groups[i] = append(groups[i], group{g, p.Re.SubexpIndex(g), pm})
+		}
+		sort.Slice(groups[i], func(a, b int) bool { return groups[i][a].name < groups[i][b].name })
+	}
 	r.lines(text, func(n int, line string) {
-		for _, p := range pats {
-			m := p.Re.FindStringSubmatch(line)
+		for i, p := range pats {
+			m := p.Re.FindStringSubmatchIndex(line)
 			if m == nil {
 				continue
 			}
-			names := make([]string, 0, len(p.Groups))
-			for g := range p.Groups {
-				names = append(names, g)
-			}
-			sort.Strings(names)
-			for _, g := range names {
-				pm := p.Groups[g]
-				txt := m[p.Re.SubexpIndex(g)]
+			for _, gr := range groups[i] {
+				g, pm := gr.name, gr.pm
+				txt := ""
+				if gr.idx >= 0 && m[2*gr.idx] >= 0 {
+					txt = line[m[2*gr.idx]:m[2*gr.idx+1]]
+				}
 				v, err := num.Parse(txt)
 				if err != nil {
 					r.errorf(n, "group %s: %v", g, err)
