@@ -55,8 +55,13 @@ type Snapshot struct {
 
 	GeneratedAtUTC time.Time // "generated_at_utc"
 	GeneratedAt    Field     // the same, with its text and place
+	// GeneratedFile is the file GeneratedAt was read from, "" when none.
+	GeneratedFile string
 
 	Provenance Provenance
+	// ProvenanceFile is the JSON file the provenance record was read from
+	// (a results file, or another the spec places it in), "" when none.
+	ProvenanceFile string
 
 	// Parity holds the route_parity logs, sorted by file name; nil when the
 	// snapshot has none.

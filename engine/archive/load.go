@@ -73,6 +73,11 @@ func LoadSpec(fsys *snapfs.FS, spec *checkout.Spec) (*Snapshot, error) {
 			}
 		}
 	}
+	for _, rs := range spec.Results {
+		if err := s.loadPlaced(rs); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.loadLogs(); err != nil {
 		return nil, err
 	}
@@ -105,7 +110,8 @@ func LoadResults(root string, data []byte) (*Snapshot, error) {
 			}
 		}
 	}
-	rs := checkout.Results{File: ResultsFile, Runs: "runs", Fields: checkout.DefaultFields(), Provenance: "provenance", Generated: "generated_at_utc"}
+	rs := checkout.Results{File: ResultsFile, Runs: "runs", Fields: checkout.DefaultFields(),
+		Provenance: checkout.Place{Path: "provenance"}, Generated: checkout.Place{Path: "generated_at_utc"}}
 	if err := s.decodeResults(ResultsFile, data, rs); err != nil {
 		return nil, err
 	}
@@ -276,27 +282,117 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 		// The runner's own tables are read by rules where the spec's rule
 		// settings locate them; the provenance record and the generation
 		// time where the results entry says. Any other key is kept and noted.
-		if !s.Spec.Mentions(k) && k != firstKey(rs.Provenance) && k != firstKey(rs.Generated) {
+		if !s.Spec.Mentions(k) && !s.placed(file, k) {
 			s.note(file+"\x00"+k, Note{File: file, Line: d.line(root.Vals[i]), Path: root.Vals[i].Path, Msg: "kept, not used by any rule"})
 		}
 	}
-	if gn := root.Lookup(rs.Generated); gn != nil && rs.Generated != "" {
-		s.GeneratedAt = Field{Name: rs.Generated, Path: gn.Path, Line: d.line(gn), Text: d.str(gn)}
-		if d.err == nil {
-			t, err := time.Parse(time.RFC3339Nano, s.GeneratedAt.Text)
-			if err != nil {
-				d.fail(gn, "not an RFC 3339 time: %q", s.GeneratedAt.Text)
-			}
-			s.GeneratedAtUTC = t
-		}
+	if rs.Generated.In(file) {
+		s.decodeGenerated(d, file, root.Lookup(rs.Generated.Path), rs.Generated.Path)
 	}
-	if n := root.Lookup(rs.Provenance); n != nil && rs.Provenance != "" {
+	if n := root.Lookup(rs.Provenance.Path); n != nil && rs.Provenance.In(file) {
+		s.ProvenanceFile = file
 		s.decodeProvenance(d, n)
 	}
 	if d.err != nil {
 		return d.err
 	}
 	return nil
+}
+
+// placed reports whether the top-level key k of a JSON file holds the
+// provenance record or the generation time a results entry places there.
+func (s *Snapshot) placed(file, k string) bool {
+	for _, rs := range s.Spec.Results {
+		for _, pl := range []checkout.Place{rs.Provenance, rs.Generated} {
+			if firstKey(pl.Path) == k && (pl.In(file) || pl.File == file) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodeGenerated reads the generation time at n (nil: not there).
+func (s *Snapshot) decodeGenerated(d *decoder, file string, n *jsontree.Node, path string) {
+	if n == nil || path == "" || d.err != nil {
+		return
+	}
+	s.GeneratedAt = Field{Name: path, Path: n.Path, Line: d.line(n), Text: d.str(n)}
+	s.GeneratedFile = file
+	if d.err == nil {
+		t, err := time.Parse(time.RFC3339Nano, s.GeneratedAt.Text)
+		if err != nil {
+			d.fail(n, "not an RFC 3339 time: %q", s.GeneratedAt.Text)
+		}
+		s.GeneratedAtUTC = t
+	}
+}
+
+// loadPlaced reads the provenance record and the generation time a results
+// entry places in another JSON file of the checkout ({"file": …, "path":
+// …}). Such a file must exist and hold what it is said to hold; its other
+// top-level keys are the runner's tables, located by the rules' settings,
+// and any key no rule names is noted.
+func (s *Snapshot) loadPlaced(rs checkout.Results) error {
+	for _, pl := range []struct {
+		place checkout.Place
+		key   string
+	}{{rs.Provenance, "provenance"}, {rs.Generated, "generated"}} {
+		if pl.place.File == "" {
+			continue
+		}
+		doc, err := s.Doc(pl.place.File)
+		if err != nil {
+			return err
+		}
+		n := doc.Root.Lookup(pl.place.Path)
+		if n == nil {
+			return &Error{File: s.Spec.Path, Msg: fmt.Sprintf("results %s: %s: %s has no %q", rs.File, pl.key, pl.place.File, pl.place.Path)}
+		}
+		d := &decoder{p: doc}
+		if pl.key == "provenance" {
+			s.ProvenanceFile = pl.place.File
+			s.decodeProvenance(d, n)
+		} else {
+			s.decodeGenerated(d, pl.place.File, n, pl.place.Path)
+		}
+		if d.err != nil {
+			return d.err
+		}
+		if doc.Root.Kind == 'o' {
+			for i, k := range doc.Root.Keys {
+				if !s.Spec.Mentions(k) && !s.placed(pl.place.File, k) {
+					s.note(pl.place.File+"\x00"+k, Note{File: pl.place.File, Line: d.line(doc.Root.Vals[i]), Path: doc.Root.Vals[i].Path, Msg: "kept, not used by any rule"})
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Doc returns the JSON file rel of the snapshot as a document, parsed once:
+// a results file as the loader read it, or any other JSON file of the
+// checkout (the runner's tables beside its runs).
+func (s *Snapshot) Doc(rel string) (*jsontree.Doc, error) {
+	if doc := s.Docs[rel]; doc != nil {
+		return doc, nil
+	}
+	if s.FS == nil {
+		return nil, &Error{File: rel, Msg: "not read: the snapshot has no file system"}
+	}
+	data, err := s.FS.ReadFile(rel, snapfs.LimitResults)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsontree.ParseDoc(rel, data)
+	if err != nil {
+		return nil, err
+	}
+	if s.Docs == nil {
+		s.Docs = map[string]*jsontree.Doc{}
+	}
+	s.Docs[rel] = doc
+	return doc, nil
 }
 
 // decodeJSONL reads JSON Lines: every non-blank line is one run record.
@@ -608,11 +704,11 @@ func (s *Snapshot) checkFiles() error {
 		st, err := s.FS.Stat(rel)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return &Error{File: s.ResultsFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: fmt.Sprintf("referenced file %s does not exist", f.Path)}
+			return &Error{File: s.ProvenanceFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: fmt.Sprintf("referenced file %s does not exist", f.Path)}
 		case err != nil:
-			return &Error{File: s.ResultsFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: err.Error()}
+			return &Error{File: s.ProvenanceFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: err.Error()}
 		case st.IsDir():
-			return &Error{File: s.ResultsFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: fmt.Sprintf("referenced file %s is a directory", f.Path)}
+			return &Error{File: s.ProvenanceFile, Line: f.Line, Path: f.JSONPath + ".path", Msg: fmt.Sprintf("referenced file %s is a directory", f.Path)}
 		}
 	}
 	return nil
@@ -988,6 +1084,9 @@ func (s *Snapshot) readRecords(rel, name, def string) ([]*Record, error) {
 			return nil, err
 		}
 		rec.Format = name
+		if err := s.transcriptLines(rec, name); err != nil {
+			return nil, err
+		}
 		return []*Record{rec}, nil
 	}
 	data, err := s.FS.ReadFile(rel, snapfs.LimitResults)
@@ -1007,9 +1106,45 @@ func (s *Snapshot) readRecords(rel, name, def string) ([]*Record, error) {
 		}
 		rec.Name = fmt.Sprintf("%s#%d", rec.Name, k+1)
 		rec.Text, rec.Format, rec.Block = b.Text, name, k+1
+		if err := s.transcriptLines(rec, name); err != nil {
+			return nil, err
+		}
 		out = append(out, rec)
 	}
 	return out, nil
+}
+
+// transcriptLines sets a record's command and exit status from the lines
+// its format declares for them (a transcript's "$ cmd" and "exit 0"), when
+// the record has no header giving them. An exit line that declares no
+// integer is an error at its line.
+func (s *Snapshot) transcriptLines(rec *Record, format string) error {
+	cmdRe, exitRe := s.Spec.TranscriptLines(format)
+	if cmdRe == nil && exitRe == nil {
+		return nil
+	}
+	for i, line := range strings.Split(rec.Text, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if cmdRe != nil && rec.Cmd == nil {
+			if m := cmdRe.FindStringSubmatch(line); m != nil {
+				rec.Cmd = strings.Fields(m[1])
+				if rec.Env == nil {
+					rec.Env = map[string]string{}
+				}
+			}
+		}
+		if exitRe == nil || rec.HasExit {
+			continue
+		}
+		if m := exitRe.FindStringSubmatch(line); m != nil {
+			n, err := strconv.Atoi(strings.TrimSpace(m[1]))
+			if err != nil {
+				return &Error{File: rec.File, Line: i + 1, Col: 1, Msg: fmt.Sprintf("exit status %q is not an integer", m[1])}
+			}
+			rec.Exit, rec.HasExit = n, true
+		}
+	}
+	return nil
 }
 
 // readRecord reads a text record: the program's own output, with the

@@ -107,6 +107,8 @@ type Spec struct {
 	compiled  map[string][]Pattern
 	prefixes  map[string]*regexp.Regexp // declared formats' line prefixes
 	blocks    map[string]*regexp.Regexp // declared formats' block starts
+	commands  map[string]*regexp.Regexp // declared formats' command lines
+	exits     map[string]*regexp.Regexp // declared formats' exit lines
 }
 
 // Results says where run records are and how one maps to a run.
@@ -114,16 +116,49 @@ type Results struct {
 	File   string `json:"file"`            // a glob, relative to the root
 	Runs   string `json:"runs,omitempty"`  // dotted path to the array of records
 	Fields Fields `json:"fields,omitzero"` // where each part of a run is in a record
-	// Provenance is the dotted path of the runner's provenance record (the
+	// Provenance is the place of the runner's provenance record (the
 	// files it ran and read, with their sha256: {"files": […], "prompts":
-	// […]}), read when the file has it; default "provenance".
-	Provenance string `json:"provenance,omitempty"`
-	// Generated is the dotted path of the time the runner wrote the file
-	// (RFC 3339), read when the file has it; default "generated_at_utc".
-	Generated string `json:"generated,omitempty"`
+	// […]}): a dotted path in this file, read when the file has it (default
+	// "provenance"), or {"file": …, "path": …} in another JSON file of the
+	// checkout, which must have it.
+	Provenance Place `json:"provenance,omitzero"`
+	// Generated is the place of the time the runner wrote its results
+	// (RFC 3339), as Provenance; default "generated_at_utc".
+	Generated Place `json:"generated,omitzero"`
 
 	declared Fields // Fields as the spec file gave them, before defaults
 }
+
+// Place is a value's place in a JSON file of the checkout: File ("" for
+// the file at hand) and a dotted Path in it. In the spec file it is the
+// path alone, or {"file": …, "path": …}.
+type Place struct {
+	File string `json:"file,omitempty"`
+	Path string `json:"path"`
+}
+
+// UnmarshalJSON reads a dotted path or a Place object, strictly.
+func (p *Place) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		*p = Place{}
+		return json.Unmarshal(b, &p.Path)
+	}
+	type plain Place
+	var v plain
+	if err := strictDecode(b, &v); err != nil {
+		return err
+	}
+	if v.Path == "" {
+		return errors.New(`a place needs "path"`)
+	}
+	*p = Place(v)
+	return nil
+}
+
+// In reports whether the place is in file (the file at hand when it names
+// none).
+func (p Place) In(file string) bool { return p.File == "" || p.File == file }
 
 // Declared returns the field paths the spec file itself gave (the others
 // are defaults): a declared path no record has is worth a note.
@@ -198,6 +233,12 @@ type Format struct {
 	// Blocks is a regular expression: a line it matches starts a new
 	// block, and each block of a record file is read as one record.
 	Blocks string `json:"blocks,omitempty"`
+	// Command and Exit are regular expressions for a record's transcript
+	// lines that give its command line and exit status (a terminal's
+	// "$ cmd" and the shell's "exit 0"): the first group of the first line
+	// each matches. They stand in for a "# cmd:"/"# exit:" header.
+	Command string `json:"command,omitempty"`
+	Exit    string `json:"exit,omitempty"`
 	// Doc says what the format reads.
 	Doc string `json:"doc,omitempty"`
 }
@@ -411,11 +452,11 @@ func (s *Spec) fill() {
 	for i := range s.Results {
 		s.Results[i].declared = s.Results[i].Fields
 		s.Results[i].Fields = s.Results[i].Fields.withDefaults()
-		if s.Results[i].Provenance == "" {
-			s.Results[i].Provenance = "provenance"
+		if s.Results[i].Provenance.Path == "" {
+			s.Results[i].Provenance.Path = "provenance"
 		}
-		if s.Results[i].Generated == "" {
-			s.Results[i].Generated = "generated_at_utc"
+		if s.Results[i].Generated.Path == "" {
+			s.Results[i].Generated.Path = "generated_at_utc"
 		}
 	}
 	for i := range s.Logs {
@@ -670,6 +711,7 @@ func (s *Spec) knownParser(name string) bool {
 // renaming; an optional block start.
 func (s *Spec) compileFormats() error {
 	s.prefixes, s.blocks = map[string]*regexp.Regexp{}, map[string]*regexp.Regexp{}
+	s.commands, s.exits = map[string]*regexp.Regexp{}, map[string]*regexp.Regexp{}
 	for _, name := range slices.Sorted(maps.Keys(s.Formats)) {
 		f := s.Formats[name]
 		errf := func(at, format string, args ...any) error {
@@ -710,13 +752,17 @@ func (s *Spec) compileFormats() error {
 		for _, x := range []struct {
 			expr, what string
 			into       map[string]*regexp.Regexp
-		}{{f.Prefix, "prefix", s.prefixes}, {f.Blocks, "blocks pattern", s.blocks}} {
+		}{{f.Prefix, "prefix", s.prefixes}, {f.Blocks, "blocks pattern", s.blocks},
+			{f.Command, "command pattern", s.commands}, {f.Exit, "exit pattern", s.exits}} {
 			if x.expr == "" {
 				continue
 			}
 			re, err := regexp.Compile(x.expr)
 			if err != nil {
 				return errf(x.expr, "bad %s %q: %v", x.what, x.expr, err)
+			}
+			if (x.what == "command pattern" || x.what == "exit pattern") && re.NumSubexp() < 1 {
+				return errf(x.expr, "%s %q has no group to read the value from", x.what, x.expr)
 			}
 			x.into[name] = re
 		}
@@ -730,6 +776,12 @@ func (s *Spec) Prefix(format string) *regexp.Regexp { return s.prefixes[format] 
 // BlockStart returns the expression that starts each block of a record
 // file in the format, nil when the format reads a file as one record.
 func (s *Spec) BlockStart(format string) *regexp.Regexp { return s.blocks[format] }
+
+// TranscriptLines returns the expressions whose first group is a record's
+// command line and exit status in the format, nil for none.
+func (s *Spec) TranscriptLines(format string) (command, exit *regexp.Regexp) {
+	return s.commands[format], s.exits[format]
+}
 
 // Wraps reports whether the format name is base or a declared format that
 // wraps it, directly or through other declared formats.

@@ -102,8 +102,9 @@ func ParseRun(spec *checkout.Spec, r *archive.Run) *tail.Metrics {
 func parseRun(reg *format.Registry, r *archive.Run, max int) *tail.Metrics {
 	ms := parseOutput(reg, r, max)
 	for _, m := range r.Metrics { // record fields the spec reads as metrics; not on a tail line
+		at := &tail.Place{File: r.File, Path: m.Path, Line: m.Line}
 		if m.Null {
-			ms.Add(tail.Metric{Name: m.Name, Unit: m.Unit})
+			ms.Add(tail.Metric{Name: m.Name, Unit: m.Unit, At: at})
 			continue
 		}
 		n, err := num.Parse(m.Lit)
@@ -111,11 +112,27 @@ func parseRun(reg *format.Registry, r *archive.Run, max int) *tail.Metrics {
 			ms.Errors = append(ms.Errors, &tail.Error{File: r.File, Line: m.Line, Msg: fmt.Sprintf("%s: %s = %s: %v", m.Path, m.Name, m.Lit, err)})
 			continue
 		}
-		ms.Add(tail.Metric{Name: m.Name, Num: n, Unit: m.Unit})
+		ms.Add(tail.Metric{Name: m.Name, Num: n, Unit: m.Unit, At: at})
 	}
-	if len(r.Metrics) > 0 {
-		format.Normalize(ms) // the fields' units, as the output's are
+	if len(r.Metrics) == 0 {
+		return ms
 	}
+	format.Normalize(ms) // the fields' units, as the output's are
+	// A required line whose reading the record gives (the runner's vm_stat
+	// line, kept as a record field) is not missing.
+	kept := ms.Errors[:0]
+	for _, e := range ms.Errors {
+		supplied := false
+		for _, name := range e.Metrics {
+			for _, m := range r.Metrics {
+				supplied = supplied || m.Name == name
+			}
+		}
+		if !supplied {
+			kept = append(kept, e)
+		}
+	}
+	ms.Errors = kept
 	return ms
 }
 
@@ -135,6 +152,16 @@ func parseOutput(reg *format.Registry, r *archive.Run, max int) *tail.Metrics {
 			Msg: "no parser for program " + prog + ": declare it under \"programs\" in " + checkout.File}}}
 	}
 	return f.ParseMax(r.Source, text, max)
+}
+
+// Where returns the place of a run's metric for a finding: the tail's
+// source and line with the line's text, or, for a metric read from the
+// run record's field, the record's file and line with the field's path.
+func Where(r *archive.Run, m tail.Metric) (file string, line int, quote string) {
+	if m.At != nil {
+		return m.At.File, m.At.Line, m.At.Path + ": " + m.Num.Text
+	}
+	return r.Source, m.Line, r.TailLine(m.Line)
 }
 
 // RunsWith returns the runs, in snapshot order, whose metrics include at

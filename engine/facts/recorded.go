@@ -100,7 +100,7 @@ var Files = analysis.NewInput("recorded files", "the files the run records name"
 	}
 	prov := p.Snap.Provenance
 	for _, pf := range prov.Prompts {
-		if err := add(pf.Path, fmt.Sprintf("%s:%d: %s", p.Snap.ResultsFile, pf.Line, pf.JSONPath), true); err != nil {
+		if err := add(pf.Path, fmt.Sprintf("%s:%d: %s", p.Snap.ProvenanceFile, pf.Line, pf.JSONPath), true); err != nil {
 			return nil, err
 		}
 	}
@@ -129,7 +129,7 @@ var Files = analysis.NewInput("recorded files", "the files the run records name"
 		}
 	}
 	for _, pf := range prov.Files {
-		if err := add(pf.Path, fmt.Sprintf("%s:%d: %s", p.Snap.ResultsFile, pf.Line, pf.JSONPath), false); err != nil {
+		if err := add(pf.Path, fmt.Sprintf("%s:%d: %s", p.Snap.ProvenanceFile, pf.Line, pf.JSONPath), false); err != nil {
 			return nil, err
 		}
 	}

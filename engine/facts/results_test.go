@@ -2,6 +2,7 @@ package facts
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/analysis"
@@ -27,8 +28,47 @@ func TestResultsTables(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, perf.Line, same.Line)
 
-	for _, loc := range []tables.Loc{{Path: "no_such_block"}, {File: "results/other.json", Path: "perf"}} {
+	for _, loc := range []tables.Loc{{Path: "no_such_block"}, {File: "machine/mtimes.json", Path: "perf"}} {
 		_, err := docs.Table(loc)
 		assert.True(t, errors.Is(err, ErrAbsent) && errors.Is(err, tables.ErrMissing), "Table(%v) = %v; want ErrAbsent and tables.ErrMissing", loc, err)
+	}
+}
+
+// TestTablesInAnyJSONFile reads tables out of a JSON file of the checkout
+// that is not a results file (m5-shapes keeps the runner's tables beside
+// its JSON Lines runs), and fails naming the file for one that is missing
+// or not JSON.
+func TestTablesInAnyJSONFile(t *testing.T) {
+	snap, err := archive.Load(snaptest.Fixture(t, "m5-shapes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := analysis.Compute(analysis.NewDriver(snap), Results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs.Files) != 0 {
+		t.Errorf("results documents = %q; want none (the runs are JSON Lines)", docs.Files)
+	}
+	perf, err := docs.Table(tables.Loc{File: "runs/derived.json", Path: "tables.perf"})
+	if err != nil {
+		t.Fatalf("Table(runs/derived.json: tables.perf) = %v", err)
+	}
+	if perf.File != "runs/derived.json" || len(perf.Rows) != 14 || perf.Line <= 1 {
+		t.Errorf("Table(runs/derived.json: tables.perf) = %s line %d, %d rows; want runs/derived.json, 14 rows at their line", perf.File, perf.Line, len(perf.Rows))
+	}
+	for _, c := range []struct {
+		loc  tables.Loc
+		want string
+	}{
+		{tables.Loc{File: "runs/nothing.json", Path: "perf"}, "runs/nothing.json"},
+		{tables.Loc{File: "PLAN.md", Path: "perf"}, "PLAN.md:1"},
+		{tables.Loc{File: "runs/runs.jsonl", Path: "perf"}, "JSON Lines"},
+		{tables.Loc{Path: "perf"}, "no results file"},
+	} {
+		_, err := docs.Table(c.loc)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Table(%v) = %v; want an error naming %q", c.loc, err, c.want)
+		}
 	}
 }

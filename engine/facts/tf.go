@@ -104,11 +104,7 @@ var TF = analysis.NewInput("tf inputs", "the teacher-forcing vocabulary, token f
 	if err != nil {
 		return nil, fmt.Errorf("rules.tf.vocab: %w", err)
 	}
-	gf, err := gguf.Parse(m.Vocab, vb)
-	if err != nil {
-		return nil, err
-	}
-	if out.Vocab, err = gf.Vocab(); err != nil {
+	if out.Vocab, err = tf.ReadVocab(m.Vocab, vb); err != nil {
 		return nil, err
 	}
 	byPath := map[string]*TFFile{}

@@ -22,6 +22,10 @@ const (
 const (
 	ModelBPE         = "gpt2"  // byte-level BPE with the GPT-2 byte↔unicode mapping
 	ModelSentencePie = "llama" // SentencePiece: ▁ for space, <0xNN> byte tokens
+	// ModelPlain is no GGUF model: the token texts are the text they stand
+	// for, as an id → piece table (engine/tf's TSV and JSON vocabularies)
+	// writes them.
+	ModelPlain = "plain"
 )
 
 // TokenType is a token's type (llama_token_type).
@@ -105,6 +109,28 @@ func (f *File) Vocab() (*Vocab, error) {
 		*k.dst = int32(id)
 	}
 	v.ChatTemplate, _ = f.String(KeyChatTemplate)
+	v.build()
+	return v, nil
+}
+
+// NewVocab returns a vocabulary of the given model (ModelBPE,
+// ModelSentencePie or ModelPlain) from its token texts and types by id.
+// An id with no token (a subset of a vocabulary) has the text "" and the
+// type TokenUndefined: Has reports it missing and Piece fails on it.
+func NewVocab(model string, tokens []string, types []TokenType) (*Vocab, error) {
+	if model != ModelBPE && model != ModelSentencePie && model != ModelPlain {
+		return nil, fmt.Errorf("gguf: tokenizer model %q not supported (want %q, %q or %q)", model, ModelBPE, ModelSentencePie, ModelPlain)
+	}
+	if len(types) != len(tokens) {
+		return nil, fmt.Errorf("gguf: %d token types for %d tokens", len(types), len(tokens))
+	}
+	v := &Vocab{Model: model, Tokens: tokens, Types: types, BOS: -1, EOS: -1}
+	v.build()
+	return v, nil
+}
+
+// build indexes the tokens by text and lists the special ones.
+func (v *Vocab) build() {
 	v.index = make(map[string]int32, len(v.Tokens))
 	for i, t := range v.Tokens {
 		if _, dup := v.index[t]; !dup {
@@ -116,7 +142,12 @@ func (f *File) Vocab() (*Vocab, error) {
 		}
 	}
 	sort.SliceStable(v.special, func(a, b int) bool { return len(v.Tokens[v.special[a]]) > len(v.Tokens[v.special[b]]) })
-	return v, nil
+}
+
+// Has reports whether id is a token of the vocabulary: in range, and not a
+// gap of a vocabulary subset (no text, type undefined).
+func (v *Vocab) Has(id int32) bool {
+	return id >= 0 && int(id) < len(v.Tokens) && !(v.Tokens[id] == "" && v.Types[id] == TokenUndefined)
 }
 
 // Len returns the number of tokens.
@@ -153,11 +184,16 @@ func (v *Vocab) Piece(id int32) ([]byte, error) {
 	if id < 0 || int(id) >= len(v.Tokens) {
 		return nil, fmt.Errorf("gguf: token id %d out of range (vocabulary of %d)", id, len(v.Tokens))
 	}
+	if !v.Has(id) {
+		return nil, fmt.Errorf("gguf: token id %d is not in the vocabulary (a subset without it)", id)
+	}
 	text := v.Tokens[id]
 	if v.IsSpecial(id) {
 		return []byte(text), nil
 	}
 	switch v.Model {
+	case ModelPlain:
+		return []byte(text), nil
 	case ModelBPE:
 		out := make([]byte, 0, len(text))
 		for _, r := range text {
@@ -239,6 +275,8 @@ func (v *Vocab) encodePlain(text string) ([]int32, error) {
 	switch v.Model {
 	case ModelBPE:
 		form = ByteLevel(text)
+	case ModelPlain:
+		form = text
 	default:
 		form = strings.ReplaceAll(text, " ", "▁")
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -115,4 +117,81 @@ func lineOf(data []byte, s string) int {
 		return lineAt(data, int64(i))
 	}
 	return 1
+}
+
+// TextReading is one reading of a text transcript, with its line.
+type TextReading struct {
+	Reading
+	Line int // 1-based line of the reading in the transcript
+}
+
+// textLine is a reading as `tools/residency FILE` prints it:
+// "PATH: R/T pages (P %) resident, N-byte pages (METHOD)", with an optional
+// " [tmpfs; unverifiable: …]" note.
+var textLine = regexp.MustCompile(`^(.+): (\d+)/(\d+) pages \(([0-9.]+) %\) resident, (\d+)-byte pages \(([a-z]+)\)(?: \[(.*)\])?$`)
+
+// FormatText formats a reading of the file at path as one line of
+// `tools/residency FILE`'s text output, which ParseText reads back.
+func FormatText(path string, r Reading) string {
+	var n []string
+	if r.Tmpfs {
+		n = append(n, "tmpfs")
+	}
+	if r.Unverifiable != "" {
+		n = append(n, "unverifiable: "+r.Unverifiable)
+	}
+	note := ""
+	if len(n) > 0 {
+		note = " [" + strings.Join(n, "; ") + "]"
+	}
+	return fmt.Sprintf("%s: %s resident, %d-byte pages (%s)%s", path, r.Count, r.PageSize, r.Method, note)
+}
+
+// ParseText reads the residency readings of a text transcript: every line
+// that is a reading as `tools/residency FILE` prints it (other lines, such
+// as the commands and the helpers' output between readings, are the
+// transcript's and are skipped). A reading line whose counts disagree (more
+// resident pages than pages, a percentage that is not theirs) is an error
+// at its line; so is a transcript with no reading.
+func ParseText(name string, data []byte) ([]TextReading, error) {
+	var out []TextReading
+	for i, l := range strings.Split(string(data), "\n") {
+		m := textLine.FindStringSubmatch(strings.TrimSuffix(l, "\r"))
+		if m == nil {
+			continue
+		}
+		errf := func(format string, args ...any) error {
+			return fmt.Errorf("%s:%d: %s", name, i+1, fmt.Sprintf(format, args...))
+		}
+		res, err1 := strconv.ParseInt(m[2], 10, 64)
+		tot, err2 := strconv.ParseInt(m[3], 10, 64)
+		page, err3 := strconv.Atoi(m[5])
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return nil, errf("%v", err)
+		}
+		r := Reading{Path: m[1], PageSize: page, Count: Count{Resident: res, Total: tot}, Method: m[6]}
+		switch {
+		case res > tot:
+			return nil, errf("%d resident pages of %d", res, tot)
+		case page <= 0:
+			return nil, errf("page size %d", page)
+		case fmt.Sprintf("%.2f", 100*r.Fraction()) != m[4]:
+			return nil, errf("%s %% is not %d/%d", m[4], res, tot)
+		}
+		for _, note := range strings.Split(m[7], "; ") {
+			switch {
+			case note == "tmpfs":
+				r.Tmpfs = true
+			case strings.HasPrefix(note, "unverifiable: "):
+				r.Unverifiable = strings.TrimPrefix(note, "unverifiable: ")
+			case note != "":
+				return nil, errf("unknown note %q", note)
+			}
+		}
+		out = append(out, TextReading{Reading: r, Line: i + 1})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s:1: no residency reading (a line as tools/residency FILE prints it: \"PATH: R/T pages (P %%) resident, N-byte pages (METHOD)\")", name)
+	}
+	return out, nil
 }

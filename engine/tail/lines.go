@@ -197,6 +197,23 @@ func (r *reader) require(keys ...string) {
 	}
 }
 
+// requireRules reports every rule of rules that matched no line, with the
+// metrics the line would have given (Error.Metrics).
+func (r *reader) requireRules(rules []lineRule) {
+	for _, ru := range rules {
+		if _, ok := r.seen[ru.key]; ok {
+			continue
+		}
+		e := &Error{File: r.ms.Source, Msg: fmt.Sprintf("missing required line %q", ru.key)}
+		for _, fd := range ru.fields {
+			if fd.name != "" {
+				e.Metrics = append(e.Metrics, fd.name)
+			}
+		}
+		r.ms.Errors = append(r.ms.Errors, e)
+	}
+}
+
 func clip(s string) string {
 	if len(s) > 120 {
 		return s[:120] + "…"

@@ -22,6 +22,16 @@ type Metric struct {
 	// (a llama-bench row); nil for a single reading. It is a pointer so that
 	// the common metric stays small: a strata log yields millions.
 	Detail *Detail
+	// At is where a metric not read from the tail was read (a run record's
+	// field: its file, JSON path and line); nil for a tail line's metric.
+	At *Place
+}
+
+// Place is a value's place in a file: the file, its JSON path and line.
+type Place struct {
+	File string
+	Path string
+	Line int
 }
 
 // Detail is the repetitions and the configuration behind a metric.
@@ -128,6 +138,10 @@ type Error struct {
 	File string // the file the tail came from, with a JSON path where it is inside one
 	Line int    // 1-based line in the tail; 0 if the error is about the whole tail
 	Msg  string
+	// Metrics are the metrics a missing required line would have given:
+	// a run whose record supplies them (engine/facts: record fields as
+	// metrics) does not miss the line.
+	Metrics []string
 }
 
 // Pos returns the error's place: the tail's file (with its JSON path where

@@ -126,7 +126,7 @@ func ParseStrataMax(source, text string, max int) *Metrics {
 	} else {
 		r.require(speedRequired...)
 	}
-	r.require(runnerRequired...)
+	r.requireRules(runnerRules)
 	addPureGPU(r.ms)
 	return r.ms
 }
@@ -152,8 +152,6 @@ var runnerRules = []lineRule{
 		fields: []field{{Disk0MB, "MB"}}},
 }
 
-var runnerRequired = []string{"[runner] vm_stat", "[runner] min_avail", "[runner] iostat"}
-
 // The rule sets the parsers dispatch lines through: a strata log is read
 // with the engine's rules, then the runner's.
 var (
@@ -173,7 +171,7 @@ func ParseRunnerMax(source, text string, max int) *Metrics {
 	r.lines(text, func(n int, line string) {
 		r.apply(runnerSet, n, strings.TrimSpace(line))
 	})
-	r.require(runnerRequired...)
+	r.requireRules(runnerRules)
 	return r.ms
 }
 

@@ -50,6 +50,9 @@ func Find(ids []int32, v *gguf.Vocab) (Layout, error) {
 		if id < 0 || int(id) >= v.Len() {
 			return l, fmt.Errorf("tf: ids[%d] = %d is outside the vocabulary of %d tokens", i, id, v.Len())
 		}
+		if !v.Has(id) {
+			return l, fmt.Errorf("tf: ids[%d] = %d is not in the vocabulary subset", i, id)
+		}
 	}
 	start, ok := v.ID(ImStart)
 	if !ok {

@@ -35,6 +35,27 @@ func writeIfChanged(root, rel string, data []byte) (bool, error) {
 	return true, os.Rename(tmp, p)
 }
 
+// writeAll writes every file of owned (path → content) under root, in path
+// order, and returns those it changed.
+func writeAll(root string, owned map[string][]byte) ([]string, error) {
+	names := make([]string, 0, len(owned))
+	for k := range owned {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var changed []string
+	for _, rel := range names {
+		c, err := writeIfChanged(root, rel, owned[rel])
+		if err != nil {
+			return nil, err
+		}
+		if c {
+			changed = append(changed, rel)
+		}
+	}
+	return changed, nil
+}
+
 // foreignFiles are hashed files other helpers own, by snapshot.
 func foreignFiles(snap string) []string {
 	fs := []string{
@@ -127,20 +148,9 @@ func generate(root, snap string, llama []*llamaRun) ([]string, error) {
 	for rel, b := range tfs {
 		owned[rel] = b
 	}
-	var changed []string
-	names := make([]string, 0, len(owned))
-	for k := range owned {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, rel := range names {
-		c, err := writeIfChanged(root, rel, owned[rel])
-		if err != nil {
-			return nil, err
-		}
-		if c {
-			changed = append(changed, rel)
-		}
+	changed, err := writeAll(root, owned)
+	if err != nil {
+		return nil, err
 	}
 	for _, rel := range foreignFiles(snap) {
 		c, err := ensurePlaceholder(root, rel)

@@ -56,5 +56,13 @@ func run(stdout, stderr io.Writer, args []string) int {
 			fmt.Fprintf(stdout, "wrote %s/%s/%s\n", *out, snap, c)
 		}
 	}
+	changed, err := generateShapes(joinRoot(*out, "m5-shapes"), joinRoot(*out, "m5-v3"))
+	if err != nil {
+		fmt.Fprintf(stderr, "mkfixtures: m5-shapes: %v\n", err)
+		return 1
+	}
+	for _, c := range changed {
+		fmt.Fprintf(stdout, "wrote %s/m5-shapes/%s\n", *out, c)
+	}
 	return 0
 }

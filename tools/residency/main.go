@@ -154,7 +154,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 
 func writeText(w io.Writer, path string, e pagecache.Entry) {
 	if r := e.Reading; r != nil {
-		fmt.Fprintf(w, "%s: %s resident, %d-byte pages (%s)%s\n", path, r.Count, r.PageSize, r.Method, notes(*r))
+		fmt.Fprintln(w, pagecache.FormatText(path, *r))
 		return
 	}
 	r := e.Result

@@ -26,8 +26,11 @@
 package cache
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/checkout"
@@ -118,11 +121,9 @@ func readProbe(s *analysis.Pass) (*Probe, error) {
 		if ph.Before, _, err = reading(s, h.Before); err != nil {
 			return nil, err
 		}
-		var data []byte
-		if ph.After, data, err = reading(s, h.After); err != nil {
+		if ph.After, ph.AfterLine, err = reading(s, h.After); err != nil {
 			return nil, err
 		}
-		ph.AfterLine = residentLine(h.After, data)
 		p.Helpers = append(p.Helpers, ph)
 	}
 	if src := st.Source; src != nil {
@@ -141,6 +142,7 @@ func readProbe(s *analysis.Pass) (*Probe, error) {
 // residentLine returns the line of the first "resident" key of a
 // residency record (one jsontree has parsed as ParseDocument did), 0 when
 // there is none.
+// residentLine is the line of a JSON record's "resident" count.
 func residentLine(rel string, data []byte) int {
 	doc, err := jsontree.ParseDoc(rel, data)
 	if err != nil {
@@ -152,23 +154,61 @@ func residentLine(rel string, data []byte) int {
 	return 0
 }
 
-// reading reads a residency record of one file, confined to the snapshot.
-func reading(s *analysis.Pass, rel string) (*pagecache.Reading, []byte, error) {
-	data, err := s.Snap.ReadFile(rel)
-	if err != nil {
-		return nil, nil, err
+// refFile is the file of a reading's reference (FILE or FILE#N).
+func refFile(ref string) string {
+	if i := strings.LastIndexByte(ref, '#'); i >= 0 {
+		return ref[:i]
 	}
-	d, err := pagecache.ParseDocument(rel, data)
-	if err != nil {
-		return nil, nil, err
-	}
-	if d.Op != "residency" || len(d.Files) != 1 || d.Files[0].Reading == nil {
-		return nil, nil, fmt.Errorf("%s:1: a probe record is the residency reading of one file (tools/residency -format json FILE), found op %s with %d files", rel, d.Op, len(d.Files))
-	}
-	return d.Files[0].Reading, data, nil
+	return ref
 }
 
-// missing returns the elements of a not in b.
+// reading reads one residency record: a JSON document (tools/residency
+// -format json FILE), or a reading of a text transcript, "FILE#N" for its
+// N-th reading line (tools/residency FILE's output; the probe's commands
+// and helper calls between readings are the transcript's own). It returns
+// the reading and its line.
+func reading(s *analysis.Pass, ref string) (*pagecache.Reading, int, error) {
+	rel, nth := ref, 0
+	if i := strings.LastIndexByte(ref, '#'); i >= 0 {
+		n, err := strconv.Atoi(ref[i+1:])
+		if err != nil || n < 1 {
+			return nil, 0, fmt.Errorf("%s: %q: a reading is FILE or FILE#N (N from 1)", checkout.File, ref)
+		}
+		rel, nth = ref[:i], n
+	}
+	data, err := s.Snap.ReadFile(rel)
+	if err != nil {
+		return nil, 0, err
+	}
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		if nth != 0 {
+			return nil, 0, fmt.Errorf("%s:1: a JSON residency record is one reading; %q selects reading %d of a text transcript", rel, ref, nth)
+		}
+		d, err := pagecache.ParseDocument(rel, data)
+		if err != nil {
+			return nil, 0, err
+		}
+		if d.Op != "residency" || len(d.Files) != 1 || d.Files[0].Reading == nil {
+			return nil, 0, fmt.Errorf("%s:1: a probe record is the residency reading of one file (tools/residency -format json FILE), found op %s with %d files", rel, d.Op, len(d.Files))
+		}
+		return d.Files[0].Reading, residentLine(rel, data), nil
+	}
+	rs, err := pagecache.ParseText(rel, data)
+	if err != nil {
+		return nil, 0, err
+	}
+	switch {
+	case nth == 0 && len(rs) != 1:
+		return nil, 0, fmt.Errorf("%s:%d: %d readings in the transcript: name one as %s#N", rel, rs[1].Line, len(rs), rel)
+	case nth == 0:
+		nth = 1
+	case nth > len(rs):
+		return nil, 0, fmt.Errorf("%s: %q: the transcript has %d readings", rel, ref, len(rs))
+	}
+	r := rs[nth-1]
+	return &r.Reading, r.Line, nil
+}
+
 func missing(a, b []string) []string {
 	var out []string
 	for _, x := range a {

@@ -45,7 +45,7 @@ func judge(h ProbedHelper) finding.Finding {
 	}
 	f := finding.Finding{
 		Check:  h.Op,
-		File:   h.Helper.After,
+		File:   refFile(h.Helper.After),
 		Line:   h.AfterLine,
 		Quote:  fmt.Sprintf("%s: %d/%d → %d/%d pages resident (returned %s)", h.Name, b.Resident, b.Total, a.Resident, a.Total, returned),
 		Raw:    fmt.Sprintf("before %s, after %s", b.Count, a.Count),

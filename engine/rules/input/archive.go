@@ -80,7 +80,7 @@ func runArchive(p *analysis.Pass) (any, error) {
 		ar.files[pf.Path] = f
 		ar.names = append(ar.names, pf.Path)
 		fd := finding.Finding{Severity: finding.Pass, Check: "provenance", File: pf.Path, Quote: "sha256 " + runconf.ShortHash(pf.SHA256),
-			Raw: pf.Path + " " + f.Describe(), Source: fmt.Sprintf("%s line %d (%s)", snap.ResultsFile, pf.Line, pf.JSONPath)}
+			Raw: pf.Path + " " + f.Describe(), Source: fmt.Sprintf("%s line %d (%s)", snap.ProvenanceFile, pf.Line, pf.JSONPath)}
 		switch {
 		case f.Outside:
 			fd.Severity, fd.Raw = finding.Fail, "not read"

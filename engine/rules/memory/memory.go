@@ -151,16 +151,18 @@ func (c *memory) swapAvail() []finding.Finding {
 		sw, ok1 := ms.Get(tail.SwapoutMiB)
 		av, ok2 := ms.Get(tail.MinAvailGiB)
 		if !ok1 || !ok2 {
-			add(finding.Fail, r.Source, 0, "", "run %s: the tail has no runner swapout or min_avail line", r.Name)
+			add(finding.Fail, r.Source, 0, "", "run %s has no swapout_mib or min_avail_gib (the runner's vm_stat and min_avail lines, or record fields)", r.Name)
 			bad++
 			continue
 		}
 		if sw.Value() != 0 {
-			add(finding.Fail, r.Source, sw.Line, r.TailLine(sw.Line), "run %s swapped: %s MiB swapout (want 0.0)", r.Name, sw.Num.Text)
+			file, line, quote := facts.Where(r, sw)
+			add(finding.Fail, file, line, quote, "run %s swapped: %s MiB swapout (want 0.0)", r.Name, sw.Num.Text)
 			bad++
 		}
 		if av.Value() < c.cfg.MinAvailWarnGiB {
-			add(finding.Warn, r.Source, av.Line, r.TailLine(av.Line), "run %s: min_avail %s GiB is below %.1f GiB: its timings may include memory pressure", r.Name, av.Num.Text, c.cfg.MinAvailWarnGiB)
+			file, line, quote := facts.Where(r, av)
+			add(finding.Warn, file, line, quote, "run %s: min_avail %s GiB is below %.1f GiB: its timings may include memory pressure", r.Name, av.Num.Text, c.cfg.MinAvailWarnGiB)
 		}
 		if n == 0 || av.Value() < lo.Value() {
 			lo = av

@@ -75,7 +75,7 @@ func runProvenance(p *analysis.Pass) (any, error) {
 // provenanceHashes checks every provenance record's sha256 and size against
 // the file on disk: one finding per mismatch, one for all that match.
 func provenanceHashes(p *analysis.Pass, s *archive.Snapshot, files facts.RecordedFiles) {
-	resultsFile := s.ResultsFile
+	resultsFile := s.ProvenanceFile
 	nFiles, nPrompts := 0, 0
 	for _, group := range []struct {
 		kind string
@@ -131,7 +131,13 @@ type stamp struct {
 // record, and the re-run durations fitting between the runner's mtime (or
 // the last build, whichever is later) and generated_at_utc.
 func provenanceOrder(p *analysis.Pass, s *archive.Snapshot, cfg ProvenanceSettings) {
-	resultsFile, mtimesFile := s.ResultsFile, s.MtimesFile
+	// The JSON whose mtime and generation time are ordered: the file the
+	// runner wrote the time into.
+	resultsFile, mtimesFile := s.GeneratedFile, s.MtimesFile
+	if resultsFile == "" {
+		resultsFile = s.ResultsFile
+	}
+	genName := s.GeneratedAt.Name
 	fail := func(file, quote, raw, msg string) {
 		p.Report(finding.Finding{Severity: finding.Fail, Check: "order", File: file, Quote: quote, Raw: raw,
 			Source: mtimesFile + ", " + resultsFile, Message: msg})
@@ -172,7 +178,7 @@ func provenanceOrder(p *analysis.Pass, s *archive.Snapshot, cfg ProvenanceSettin
 	if hasJSON {
 		order += ", JSON " + short(jsonM.Text)
 	}
-	order += fmt.Sprintf(", generated_at_utc %s", s.GeneratedAt.Text)
+	order += fmt.Sprintf(", %s %s", genName, s.GeneratedAt.Text)
 	ok := true
 	if !last.t.Before(runner.t) {
 		ok = false
@@ -187,14 +193,14 @@ func provenanceOrder(p *analysis.Pass, s *archive.Snapshot, cfg ProvenanceSettin
 		}
 		if d := jsonM.Time.Sub(gen); math.Abs(d.Seconds()) > 1 {
 			ok = false
-			fail(resultsFile, "generated_at_utc "+s.GeneratedAt.Text, "JSON mtime "+jsonM.Text,
-				fmt.Sprintf("generated_at_utc %s and the JSON's mtime %s differ by %.2f s", s.GeneratedAt.Text, jsonM.Text, d.Seconds()))
+			fail(resultsFile, genName+" "+s.GeneratedAt.Text, "JSON mtime "+jsonM.Text,
+				fmt.Sprintf("%s %s and the JSON's mtime %s differ by %.2f s", genName, s.GeneratedAt.Text, jsonM.Text, d.Seconds()))
 		}
 	}
 	if !runner.t.Before(gen) {
 		ok = false
-		fail(resultsFile, "generated_at_utc "+s.GeneratedAt.Text, "runner "+runner.text,
-			fmt.Sprintf("generated_at_utc %s is not after the runner's mtime %s", s.GeneratedAt.Text, runner.text))
+		fail(resultsFile, genName+" "+s.GeneratedAt.Text, "runner "+runner.text,
+			fmt.Sprintf("%s %s is not after the runner's mtime %s", genName, s.GeneratedAt.Text, runner.text))
 	}
 	if ok {
 		p.Report(finding.Finding{Severity: finding.Pass, Check: "order", File: mtimesFile, Quote: "mtimes",

@@ -149,7 +149,10 @@ func (s *summary) check() ([]finding.Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	file := s.Docs.Files[0]
+	file := s.cfg.Runs.File
+	if file == "" && len(s.Docs.Files) > 0 {
+		file = s.Docs.Files[0]
+	}
 	if perRun != nil {
 		file = perRun.File
 		for _, d := range perRun.Rows {

@@ -1,0 +1,77 @@
+package archive
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeSnap writes files (path → content) under a temporary root.
+func writeSnap(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for rel, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// TestPlacedProvenance reads the provenance record and the generation time
+// from a JSON file beside JSON Lines runs, and names the file and path when
+// it does not hold them.
+func TestPlacedProvenance(t *testing.T) {
+	spec := `{"results": [{"file": "runs.jsonl", "provenance": {"file": "derived.json", "path": "p"}, "generated": {"file": "derived.json", "path": "at"}}]}`
+	files := map[string]string{
+		"strataspec.json": spec,
+		"runs.jsonl":      `{"name": "a", "cmd": ["x"], "env": {}, "exit_code": 0, "output_tail": ""}` + "\n",
+		"derived.json": "{\n\"at\": \"2026-10-15T05:03:32Z\",\n\"p\": {\"files\": [], \"prompts\": [\n{\"path\": \"x\", \"sha256\": \"" +
+			strings.Repeat("a", 64) + "\", \"bytes\": 1}]},\n\"extra\": 1\n}\n",
+		"x": "1",
+	}
+	snap, err := Load(writeSnap(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.ProvenanceFile != "derived.json" || len(snap.Provenance.Prompts) != 1 || snap.Provenance.Prompts[0].Line != 4 {
+		t.Errorf("provenance from %q: %+v; want derived.json's one prompt at line 4", snap.ProvenanceFile, snap.Provenance.Prompts)
+	}
+	if snap.GeneratedFile != "derived.json" || snap.GeneratedAt.Line != 2 || snap.GeneratedAtUTC.IsZero() {
+		t.Errorf("generated = %s line %d (%v); want derived.json line 2", snap.GeneratedFile, snap.GeneratedAt.Line, snap.GeneratedAtUTC)
+	}
+	if len(snap.Notes) != 1 || !strings.Contains(snap.Notes[0].String(), "extra") {
+		t.Errorf("notes = %v; want the unused key extra noted", snap.Notes)
+	}
+	files["strataspec.json"] = strings.Replace(spec, `"path": "p"`, `"path": "nope"`, 1)
+	if _, err := Load(writeSnap(t, files)); err == nil || !strings.Contains(err.Error(), `derived.json has no "nope"`) {
+		t.Errorf("Load with a misplaced provenance = %v; want the file and path named", err)
+	}
+}
+
+// TestTranscriptLines reads a record's command and exit status from the
+// lines its declared format names, and rejects a bad exit at its line.
+func TestTranscriptLines(t *testing.T) {
+	files := map[string]string{
+		"strataspec.json": `{"formats": {"st": {"wrap": "self-test", "command": "^\\$ (.+)$", "exit": "^exit (\\S+)$"}},
+			"records": {"selftest": {"glob": "t.txt", "format": "st"}}}`,
+		"t.txt": "$ python3 run.py --self-test\nself-test: PASS\nexit 3\n",
+	}
+	snap, err := Load(writeSnap(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := snap.SelfTest
+	if st == nil || strings.Join(st.Cmd, " ") != "python3 run.py --self-test" || !st.HasExit || st.Exit != 3 || st.Env == nil {
+		t.Fatalf("self-test record = %+v; want its command and exit 3 from the transcript", st)
+	}
+	files["t.txt"] = "$ x\nexit three\n"
+	if _, err := Load(writeSnap(t, files)); err == nil || !strings.Contains(err.Error(), "t.txt:2") {
+		t.Errorf("Load with exit three = %v; want an error at t.txt:2", err)
+	}
+}
