@@ -456,4 +456,3 @@ func tfManifestTOML() []byte {
 	}
 	return []byte(b.String())
 }
-
