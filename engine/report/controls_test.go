@@ -93,3 +93,25 @@ func TestJSONSafe(t *testing.T) {
 		}
 	}
 }
+
+// TestSafeWriterSplitRune: a rune cut between two writes is escaped as
+// if written whole.
+func TestSafeWriterSplitRune(t *testing.T) {
+	in := []byte("\"a\u202eb\u0085c\"")
+	for cut := range len(in) + 1 {
+		var buf bytes.Buffer
+		sw := &safeWriter{w: &buf}
+		if _, err := sw.Write(in[:cut]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sw.Write(in[cut:]); err != nil {
+			t.Fatal(err)
+		}
+		if err := sw.flush(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := buf.String(), `"a\u202eb\u0085c"`; got != want {
+			t.Errorf("writes cut at byte %d = %q; want %q", cut, got, want)
+		}
+	}
+}

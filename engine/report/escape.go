@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -114,16 +113,58 @@ func jsonSafe(b []byte) []byte {
 }
 
 // writeJSON writes v as indented JSON (HTML characters kept as they are),
-// escaped by jsonSafe: the JSON and SARIF reports' one encoder.
+// escaped by jsonSafe: the JSON and SARIF reports' one encoder. The
+// encoding goes straight through jsonSafe to w, not through another copy
+// of the document.
 func writeJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	sw := &safeWriter{w: w}
+	enc := json.NewEncoder(sw)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(jsonSafe(buf.Bytes()))
+	return sw.flush()
+}
+
+// safeWriter writes encoded JSON through jsonSafe, holding back a rune
+// split across two writes until its end arrives.
+type safeWriter struct {
+	w    io.Writer
+	part []byte // the first bytes of a rune the last write cut
+}
+
+func (s *safeWriter) Write(p []byte) (int, error) {
+	b := p
+	if len(s.part) > 0 {
+		b = append(s.part, p...)
+		s.part = nil
+	}
+	// hold back an incomplete rune at the end (at most 3 bytes)
+	cut := len(b)
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	s.part = append(s.part, b[cut:]...)
+	if _, err := s.w.Write(jsonSafe(b[:cut])); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// flush writes what a last write held back (invalid UTF-8 the encoder does
+// not produce, kept as it is).
+func (s *safeWriter) flush() error {
+	if len(s.part) == 0 {
+		return nil
+	}
+	_, err := s.w.Write(s.part)
+	s.part = nil
 	return err
 }
 
