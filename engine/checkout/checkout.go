@@ -22,8 +22,9 @@
 //	               "group": "group",      // dotted paths inside a record; these are the defaults
 //	               "metrics": {"vm.swapout_mib": {"name": "swapout_mib", "unit": "MiB"}}},
 //	                                      // record fields that are metrics (none by default)
-//	    "provenance": "provenance",       // the runner's provenance record, if it writes one (default)
-//	    "generated": "generated_at_utc"   // when the runner wrote the file, if it says (default)
+//	    "provenance": "provenance",       // the runner's provenance record, if it writes one (default), or
+//	                                      // {"file": "runs/derived.json", "path": "provenance"} in another file
+//	    "generated": "generated_at_utc"   // when the runner wrote the file, if it says (default; or a place)
 //	  }],
 //	  "logs": [{"glob": "runs/*.log"}],   // one run per log; optional sidecar runs/NAME.json
 //	  "bench": ["runs/*.bench.json"],     // llama-bench -o json / jsonl / csv / md output
