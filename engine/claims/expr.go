@@ -152,8 +152,15 @@ func isNameByte(c byte) bool {
 
 func (p *exprParser) name() string {
 	j := p.i
-	for p.i < len(p.s) && isNameByte(p.s[p.i]) {
-		p.i++
+	for p.i < len(p.s) {
+		switch {
+		case isNameByte(p.s[p.i]):
+			p.i++
+		case strings.HasPrefix(p.s[p.i:], "µ") || strings.HasPrefix(p.s[p.i:], "μ"):
+			p.i += len("µ") // a unit argument: to(x, µs/tok)
+		default:
+			return p.s[j:p.i]
+		}
 	}
 	return p.s[j:p.i]
 }

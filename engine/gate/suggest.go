@@ -11,6 +11,7 @@ import (
 	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/plan"
+	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // Suggestion proposes claims rows for a quote the gate cannot source: a
@@ -361,6 +362,29 @@ func sameRuns(a, b []string) bool {
 	return true
 }
 
+// conversions returns the derivations to(RUN:METRIC, UNIT) that print q in
+// its unit u from a metric in another unit of u's dimension (engine/unit),
+// and whether they are MaxCandidates already.
+func (sg *suggester) conversions(q num.Number, u string) ([]string, bool) {
+	var out []string
+	to, err := unit.Parse(u)
+	if err != nil || to.IsNone() {
+		return nil, false
+	}
+	for _, from := range unit.Of(to.Dim()) {
+		f, err := unit.Factor(to, from)
+		if from == to || err != nil {
+			continue
+		}
+		for _, it := range sg.env.Items(from.String()) {
+			if it.Run != "" && near(it.Value, q.Value*f, q, f) && !sg.try(&out, q, u, fmt.Sprintf("to(%s:%s, %s)", it.Run, it.Metric, u)) {
+				return out, true
+			}
+		}
+	}
+	return out, false
+}
+
 // derived returns up to MaxCandidates derivations that print q in unit: a
 // unit conversion of one metric; or, over two metrics of the runs in
 // context (the runs of the quote's line), a ratio (×), a change or miss
@@ -368,22 +392,8 @@ func sameRuns(a, b []string) bool {
 // two metrics of one run in the quote's unit. Outside its line's runs a
 // derivation over two metrics matches by coincidence too easily.
 func (sg *suggester) derived(q num.Number, unit string, runs map[string]bool) []string {
-	var out []string
-	convert := eval.Conversions()
-	if to, ok := convert[unit]; ok {
-		for u, from := range convert {
-			if u == unit || from.Dim != to.Dim {
-				continue
-			}
-			want := q.Value * to.Base / from.Base
-			for _, it := range sg.env.Items(u) {
-				if it.Run != "" && near(it.Value, want, q, to.Base/from.Base) && !sg.try(&out, q, unit, fmt.Sprintf("to(%s:%s, %s)", it.Run, it.Metric, unit)) {
-					return out
-				}
-			}
-		}
-	}
-	if len(out) > 0 || len(runs) == 0 {
+	out, full := sg.conversions(q, unit)
+	if full || len(out) > 0 || len(runs) == 0 {
 		return out
 	}
 	var items []eval.Item

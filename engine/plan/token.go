@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // Kind is the shape of a numeric token.
@@ -49,41 +50,9 @@ type Token struct {
 // Quote returns the token's text, the string a claims row quotes.
 func (t Token) Quote() string { return t.Text }
 
-// units maps every unit the scanner accepts after a number to its canonical
-// spelling. Longer spellings are tried first. Units are case-sensitive:
-// "GB" is a unit, "gb" is not; GB and GiB are different units.
-var units = map[string]string{
-	"%": "%", "ms": "ms", "s": "s", "µs": "µs", "us": "µs", "ns": "ns", "min": "min", "h": "h",
-	"B": "B", "KB": "KB", "kB": "KB", "KiB": "KiB", "MB": "MB", "MiB": "MiB", "GB": "GB", "GiB": "GiB", "TB": "TB",
-	"GB/s": "GB/s", "MB/s": "MB/s", "GiB/s": "GiB/s",
-	"tok/s": "tok/s", "t/s": "tok/s", "ms/tok": "ms/tok", "MB/tok": "MB/tok", "GB/tok": "GB/tok",
-	"misses/tok": "misses/tok", "misses/token": "misses/tok",
-	"tok": "tokens", "toks": "tokens", "token": "tokens", "tokens": "tokens",
-	"slot": "slots", "slots": "slots", "page": "pages", "pages": "pages",
-	"run": "runs", "runs": "runs", "class": "classes", "classes": "classes",
-	"doc": "docs", "docs": "docs", "domain": "domains", "domains": "domains",
-	"step": "steps", "steps": "steps", "cell": "cells", "cells": "cells",
-	"thread": "threads", "threads": "threads", "expert": "experts", "experts": "experts",
-	"byte": "B", "bytes": "B", "x": "×", "×": "×",
-}
-
 // hyphenUnits may follow a number after a hyphen, as in "43-tok" or
 // "1,024-token".
 var hyphenUnits = map[string]bool{"tok": true, "token": true, "tokens": true, "run": true, "doc": true, "step": true, "byte": true}
-
-var unitList = func() []string {
-	var l []string
-	for u := range units {
-		l = append(l, u)
-	}
-	// longest first, so that "ms/tok" wins over "ms" and "tokens" over "tok"
-	for i := 1; i < len(l); i++ {
-		for j := i; j > 0 && (len(l[j]) > len(l[j-1]) || len(l[j]) == len(l[j-1]) && l[j] < l[j-1]); j-- {
-			l[j], l[j-1] = l[j-1], l[j]
-		}
-	}
-	return l
-}()
 
 // Scan returns the numeric tokens of one line of plan text. These are the
 // rules that separate a claim from an identifier; each is tested in
@@ -112,7 +81,7 @@ var unitList = func() []string {
 //     tok/s");
 //   - everything else that starts with a digit is a claim: a number with
 //     optional sign, thousands separators, fraction and exponent, then an
-//     optional unit (units), joined to further numbers by "–"/"-" (range),
+//     optional unit (engine/unit), joined to further numbers by "–"/"-" (range),
 //     "→"/"->" (arrow), " + " (sum) or " ± ", and optionally prefixed by
 //     "~"/"≈" (approximate) or "×" (a repeat count, "×3").
 func Scan(s string) []Token {
@@ -645,7 +614,7 @@ func scanSymbol(s string, j int) (string, int, bool) {
 			w++
 		}
 		if w > k && hyphenUnits[s[k:w]] && boundary(s, w) {
-			return units[s[k:w]], w, true
+			return unit.Canon(s[k:w]), w, true
 		}
 		if w > k && !boundary(s, w) {
 			return "", j, true
@@ -665,11 +634,12 @@ func scanSymbol(s string, j int) (string, int, bool) {
 	return "", j, true
 }
 
-// matchUnit returns the longest unit at s[j] followed by a word boundary.
+// matchUnit returns the longest unit at s[j] followed by a word boundary
+// (engine/unit's symbols: "ms/tok" before "ms"), in its canonical spelling.
 func matchUnit(s string, j int) (string, int) {
-	for _, u := range unitList {
-		if strings.HasPrefix(s[j:], u) && boundary(s, j+len(u)) {
-			return units[u], j + len(u)
+	for _, ratios := range []bool{true, false} {
+		if u, n, ok := unit.Prefix(s[j:], ratios); ok && boundary(s, j+n) {
+			return u.String(), j + n
 		}
 	}
 	return "", j
@@ -726,6 +696,6 @@ func connector(s string, j int, cur Kind, parts int) (Kind, int) {
 	return 0, -1
 }
 
-// CanonUnit returns the canonical spelling of a unit the scanner accepts
-// ("tok" → "tokens", "t/s" → "tok/s"), or "" for an unknown or empty unit.
-func CanonUnit(u string) string { return units[u] }
+// CanonUnit returns the canonical spelling of a unit ("tok" → "tokens",
+// "t/s" → "tok/s"; engine/unit's table), or "" for an unknown or empty unit.
+func CanonUnit(u string) string { return unit.Canon(u) }

@@ -18,6 +18,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // Lang is a source language family.
@@ -528,13 +530,14 @@ func (f *File) Divisors(start, end int) []Literal {
 	return out
 }
 
-// IsUnitDivisor reports whether dividing by v converts units (bytes to
-// KB, MB, GB or GiB, ms to s, s to minutes or hours, percent, halves)
+// IsUnitDivisor reports whether dividing by v converts units (between two
+// units of one dimension of engine/unit's table: bytes to KB, MB, GB or
+// GiB, ms to s, s to minutes or hours), makes a percentage or halves,
 // rather than counting something.
 func IsUnitDivisor(v float64) bool {
 	switch v {
-	case 1, 2, 10, 100, 1000, 1e6, 1e9, 1024, 1024 * 1024, 1 << 30, 60, 3600:
+	case 1, 2, 10, 100:
 		return true
 	}
-	return false
+	return unit.IsConversion(v)
 }

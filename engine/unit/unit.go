@@ -103,6 +103,7 @@ type atom struct {
 	spellings   []string // read alone and in ratios
 	ratioOnly   []string // read only as a ratio's numerator ("t" in "t/s")
 	prose       []string // read by Parse only, not in plan text ("second")
+	onlyRatio   bool     // the atom is read only as a ratio's numerator
 	meaning     string
 }
 
@@ -128,7 +129,7 @@ var atoms = []atom{
 	{name: "GiB", base: "B", mag: p2(30), meaning: "gibibyte"},
 	{name: "TiB", base: "B", mag: p2(40), meaning: "tebibyte"},
 	{name: "tokens", short: "tok", base: "tokens", mag: p10(0), spellings: []string{"tok", "toks", "token"}, ratioOnly: []string{"t"}, meaning: "tokens (t only in t/s)"},
-	{name: "misses", base: "misses", mag: p10(0), meaning: "expert misses"},
+	{name: "misses", base: "misses", mag: p10(0), onlyRatio: true, meaning: "expert misses, only in a ratio (misses/tok): \"0.85 misses\" in prose is no quantity"},
 	{name: "slots", base: "slots", mag: p10(0), spellings: []string{"slot"}, meaning: "arena slots"},
 	{name: "pages", base: "pages", mag: p10(0), spellings: []string{"page"}, meaning: "VM pages"},
 	{name: "runs", base: "runs", mag: p10(0), spellings: []string{"run"}, meaning: "runs (decode steps, repeats)"},
@@ -165,9 +166,9 @@ func index() (map[string]spelled, int) {
 			m[s] = spelled{a, ratioOnly, prose}
 			n = max(n, len(s))
 		}
-		add(a.name, false, false)
+		add(a.name, a.onlyRatio, false)
 		for _, s := range a.spellings {
-			add(s, false, false)
+			add(s, a.onlyRatio, false)
 		}
 		for _, s := range a.ratioOnly {
 			add(s, true, false)
@@ -272,7 +273,7 @@ func atomAt(s string, at int, w string, numerator bool) (*atom, error) {
 		}
 		return nil, &Error{Text: s, Col: at + 1, Msg: msg}
 	case sp.ratioOnly && !numerator:
-		return nil, &Error{Text: s, Col: at + 1, Msg: fmt.Sprintf("%q stands only before a denominator, as in t/s", w)}
+		return nil, &Error{Text: s, Col: at + 1, Msg: fmt.Sprintf("%q stands only before a denominator, as in %s/s or %s/tok", w, w, w)}
 	}
 	return sp.a, nil
 }
@@ -399,7 +400,7 @@ func Between(from Unit, f float64) (Unit, bool) {
 	if f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) || from.IsNone() {
 		return Unit{}, false
 	}
-	for _, to := range units(from.dim) {
+	for _, to := range Of(from.dim) {
 		if to == from {
 			continue
 		}
@@ -413,9 +414,9 @@ func Between(from Unit, f float64) (Unit, bool) {
 // closeTo compares a table factor with a literal at 1e-12 relative.
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Abs(b) }
 
-// units returns every unit of the table of dimension d (canonical
-// spellings; ratios of atoms for a ratio dimension).
-func units(d Dim) []Unit {
+// Of returns every unit of the table of dimension d, in table order (for a
+// ratio dimension, each ratio of two of its atoms).
+func Of(d Dim) []Unit {
 	var num, den []*atom
 	for i := range atoms {
 		a := &atoms[i]

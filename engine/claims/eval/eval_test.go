@@ -64,7 +64,7 @@ func TestPrecision(t *testing.T) {
 func TestDerivations(t *testing.T) {
 	tb := claims.Parse("PLAN.claims", []byte("set s = r*\nset one = r1\nconst page = 16 KiB\nconst toks = 65 tokens\n"), eval.Signatures())
 	e := evaltest.Env(t, tb, map[string][]string{
-		"r1": {"t1=72.400 ms/tok", "host=16.11 ms/tok", "miss=40.6", "kld=0.058127", "gib=15.820 GiB", "n=12288", "mb=105851.73 MB", "dec=64 tok", "top1=90.63 %"},
+		"r1": {"t1=72.400 ms/tok", "host=16.11 ms/tok", "miss=40.6", "kld=0.058127", "gib=15.820 GiB", "n=12288", "mb=105851.73 MB", "dec=64 tok", "top1=90.63 %", "gpu=1,234.5 µs/tok", "fill=6100 MB/s"},
 		"r2": {"t1=1 ms/tok", "host=1 ms/tok", "miss=84.3", "kld=0.061944", "gib=15.820 GiB", "n=12288", "mb=1 MB", "dec=1 tok", "top1=89.06 %"},
 		"r3": {"t1=1 ms/tok", "host=1 ms/tok", "miss=108.9", "kld=0.073312", "gib=4.220 GiB", "n=1", "mb=1 MB", "dec=1 tok", "top1=90.63 %"},
 	}, "r1", "r2", "r3")
@@ -93,6 +93,16 @@ func TestDerivations(t *testing.T) {
 		{"sub(4.73, 4.67)", 0.06, ""},
 		{"mul(85, $page)", 1360, "KiB"},
 		{"floor(2441.9)", 2441, ""},
+		{"to(r1:gpu, ms/tok)", 1.2345, "ms/tok"},
+		{"to(r1:t1, µs/tok)", 72400, "µs/tok"},
+		{"to(r1:t1, us/tok)", 72400, "µs/tok"},
+		{"to(r1:fill, GB/s)", 6.1, "GB/s"},
+		{"to(r1:gib, GB)", 16.98659615744, "GB"},
+		{"to(r1:gib, TiB)", 15.82 / 1024, "TiB"},
+		{"div(r1:gpu, 1000)", 1.2345, "ms/tok"},     // a literal that converts µs to ms
+		{"div(r1:mb, 1000)", 105.85173, "GB"},       // MB ÷ 1000 is GB
+		{"div(r1:mb, 65)", 1628.488153846154, "MB"}, // no conversion: the unit stays
+		{"div(r1:gib, 1000)", 0.01582, "GiB"},       // GiB ÷ 1000 is no unit of the table
 	}
 	for _, tt := range tests {
 		x, err := claims.ParseExpr(tt.expr, eval.Signatures())
@@ -121,6 +131,10 @@ func TestDerivations(t *testing.T) {
 		{"r9:t1", `no run "r9"`},
 		{"r1:nosuch", `run r1 has no metric "nosuch"`},
 		{"to(r1:t1, MB)", `cannot convert "ms/tok" to "MB"`},
+		{"to(r1:t1, ms)", `cannot convert "ms/tok" to "ms"`},
+		{"to(r1:gib, gb)", `second argument: unit "gb": column 1: unknown unit "gb" (units are case-sensitive: GB)`},
+		{"to(r1:miss, ms)", `cannot convert "" to "ms"`},
+		{"to(r1:t1, ms/xyz)", `unknown unit "xyz"`},
 		{"ratio(1, 0)", "division by zero"},
 		{"pure_gpu(@s:t1, r1:host)", "argument 1 is not a number"},
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // Func is a derivation: a named, documented computation over metrics that
@@ -84,7 +85,13 @@ func computed(x float64, unit string, from ...[]Item) Value {
 
 // binary returns a derivation of two numbers.
 func binary(name, doc string, unit func(a, b string) string, f func(a, b float64) (float64, error)) Func {
-	return Func{Name: name, Doc: doc, MinArgs: 2, MaxArgs: 2, Eval: func(args []Value, _ []*claims.Expr) (Value, error) {
+	return binaryExpr(name, doc, func(a, b string, _ *claims.Expr) string { return unit(a, b) }, f)
+}
+
+// binaryExpr is binary for a unit that depends on how the second argument
+// is written (a literal divisor that converts units).
+func binaryExpr(name, doc string, unit func(a, b string, bx *claims.Expr) string, f func(a, b float64) (float64, error)) Func {
+	return Func{Name: name, Doc: doc, MinArgs: 2, MaxArgs: 2, Eval: func(args []Value, exprs []*claims.Expr) (Value, error) {
 		a, fa, err := scalar(args, 0)
 		if err != nil {
 			return Value{}, err
@@ -97,7 +104,7 @@ func binary(name, doc string, unit func(a, b string) string, f func(a, b float64
 		if err != nil {
 			return Value{}, err
 		}
-		return computed(x, unit(a.Unit, b.Unit), fa, fb), nil
+		return computed(x, unit(a.Unit, b.Unit, exprs[1]), fa, fb), nil
 	}}
 }
 
@@ -119,23 +126,6 @@ func nonzero(b float64) error {
 	return nil
 }
 
-// Conversion is a unit's dimension ("bytes", "time") and its size in the
-// dimension's base unit (B, s).
-type Conversion struct {
-	Dim  string
-	Base float64
-}
-
-// Conversions returns the units to(x, UNIT) converts between, by name: a
-// new table on each call.
-func Conversions() map[string]Conversion {
-	return map[string]Conversion{
-		"B": {"bytes", 1}, "KB": {"bytes", 1e3}, "KiB": {"bytes", 1 << 10}, "MB": {"bytes", 1e6}, "MiB": {"bytes", 1 << 20},
-		"GB": {"bytes", 1e9}, "GiB": {"bytes", 1 << 30}, "TB": {"bytes", 1e12},
-		"ns": {"time", 1e-9}, "µs": {"time", 1e-6}, "ms": {"time", 1e-3}, "s": {"time", 1}, "min": {"time", 60}, "h": {"time", 3600},
-	}
-}
-
 func same(a, b string) string {
 	if a == b {
 		return a
@@ -148,7 +138,6 @@ func keep(a string) string     { return a }
 
 // derivations returns every derivation, in the order they are documented.
 func derivations() []Func {
-	convert := Conversions()
 	return []Func{{Name: "range", Doc: "range(@SET:METRIC): min–max of a metric over every run of a set", MinArgs: 1, MaxArgs: 1,
 		Eval: func(args []Value, _ []*claims.Expr) (Value, error) {
 			l, err := list(args, 0)
@@ -220,15 +209,8 @@ func derivations() []Func {
 			func(a, b float64) (float64, error) { return 100 * (b - a) / a, nonzero(a) }),
 		binary("ratio", "ratio(a, b): a / b, as a factor (×)", func(_, _ string) string { return "×" },
 			func(a, b float64) (float64, error) { return a / b, nonzero(b) }),
-		binary("div", "div(a, b): a / b (a per-token unit when b counts tokens: MB / tokens = MB/tok)", func(a, b string) string {
-			switch {
-			case b == "":
-				return a
-			case b == "tokens" && a != "" && !strings.Contains(a, "/"):
-				return a + "/tok"
-			}
-			return ""
-		}, func(a, b float64) (float64, error) { return a / b, nonzero(b) }),
+		binaryExpr("div", "div(a, b): a / b (a per-token unit when b counts tokens: MB / tokens = MB/tok; a literal b that converts a's unit gives the other unit: µs/tok / 1000 = ms/tok)",
+			divUnit, func(a, b float64) (float64, error) { return a / b, nonzero(b) }),
 		binary("mul", "mul(a, b): a × b", func(a, b string) string {
 			if b == "" {
 				return a
@@ -244,7 +226,7 @@ func derivations() []Func {
 			func(a float64) float64 { return a * (1 << 30) / 1e9 }),
 		unary("gb_to_gib", "gb_to_gib(x): GB to GiB (÷ 1.073741824)", func(string) string { return "GiB" },
 			func(a float64) float64 { return a * 1e9 / (1 << 30) }),
-		{Name: "to", Doc: "to(x, UNIT): x converted to UNIT (bytes: B KB KiB MB MiB GB GiB; time: ns µs ms s min h)", MinArgs: 2, MaxArgs: 2,
+		{Name: "to", Doc: "to(x, UNIT): x converted to UNIT, a unit of x's dimension (engine/unit: ns us ms s min h; B KB KiB MB MiB GB GiB TB TiB; ratios such as ms/tok, us/tok, GB/s, tok/s)", MinArgs: 2, MaxArgs: 2,
 			Eval: func(args []Value, exprs []*claims.Expr) (Value, error) {
 				a, fa, err := scalar(args, 0)
 				if err != nil {
@@ -253,13 +235,19 @@ func derivations() []Func {
 				if exprs[1].Op != claims.OpWord {
 					return Value{}, fmt.Errorf("second argument must be a unit")
 				}
-				to := exprs[1].Name
-				from, okf := convert[a.Unit]
-				dst, okt := convert[to]
-				if !okf || !okt || from.Dim != dst.Dim {
-					return Value{}, fmt.Errorf("cannot convert %q to %q", a.Unit, to)
+				to, err := unit.Parse(exprs[1].Name)
+				if err != nil {
+					return Value{}, fmt.Errorf("second argument: %v", err)
 				}
-				return computed(a.Value*from.Base/dst.Base, to, fa), nil
+				from, err := unit.Parse(a.Unit)
+				if err != nil {
+					return Value{}, fmt.Errorf("first argument: %v", err)
+				}
+				x, err := unit.Convert(a.Value, from, to)
+				if err != nil {
+					return Value{}, fmt.Errorf("cannot convert %q to %q: %v", a.Unit, exprs[1].Name, err)
+				}
+				return computed(x, to.String(), fa), nil
 			}},
 		{Name: "rate", Doc: "rate(RUN:AMOUNT, RUN:TOKENS): amount per token, divided by the same run's own token count", MinArgs: 2, MaxArgs: 2,
 			Eval: func(args []Value, exprs []*claims.Expr) (Value, error) {
@@ -281,4 +269,25 @@ func derivations() []Func {
 				return computed(a.Value/b.Value, unit, fa, fb), nil
 			}},
 	}
+}
+
+// divUnit is the unit of a / b: a's unit over a unitless b, except that a
+// literal b that converts a's unit into another of the table gives that
+// unit (µs/tok ÷ 1000 is ms/tok); a per-token unit over a count of tokens
+// (MB ÷ tokens = MB/tok); none otherwise.
+func divUnit(a, b string, be *claims.Expr) string {
+	switch {
+	case b == "" && be.Op == claims.OpNumber:
+		if u, err := unit.Parse(a); err == nil {
+			if to, ok := unit.Between(u, be.Num.Value); ok {
+				return to.String()
+			}
+		}
+		return a
+	case b == "":
+		return a
+	case b == "tokens" && a != "" && !strings.Contains(a, "/"):
+		return a + "/tok"
+	}
+	return ""
 }

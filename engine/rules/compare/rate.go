@@ -10,13 +10,16 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/claims"
+	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/source"
 	"github.com/strataspec/strataspec/engine/tables"
 	"github.com/strataspec/strataspec/engine/tail"
+	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // Rate checks every per-token rate the runner's tables hold (the tables
@@ -29,7 +32,7 @@ var Rate = &analysis.Analyzer{
 	Doc:      "a per-token rate divides by the run's own token count from its tail: no literal divisor, no load and prefill presented per decoded token",
 	Fix:      "divide a per-token rate by the run's own token count, not by a constant",
 	Requires: []*analysis.Analyzer{facts.Results.Analyzer, facts.Sources.Analyzer, facts.RunMetrics.Analyzer},
-	Uses:     []*analysis.Analyzer{facts.Plan.Analyzer, facts.Claims.Analyzer},
+	Uses:     []*analysis.Analyzer{facts.Plan.Analyzer, facts.Claims.Analyzer, gate.Analyzer.Analyzer},
 	Metrics:  []string{"total_tokens", "load_ms", "prompt_eval_tokens", "prompt_eval_ms", "cli_prompt_tok_s", "eval_ms", "eval_tokens", "cli_gen_tok_s"},
 	Run:      runRate,
 }
@@ -115,7 +118,8 @@ func runRate(p *analysis.Pass) (any, error) {
 		}
 	}
 	if t, ok := facts.Claims.Lookup(p); ok {
-		n += claimsDivisors(p, t)
+		pc, _ := gate.Analyzer.Lookup(p)
+		n += claimsDivisors(p, t, pc)
 	}
 	if n == 0 {
 		p.Report(finding.Finding{Severity: finding.Pass, Check: "none", File: rr.snap.ResultsFile,
@@ -126,11 +130,13 @@ func runRate(p *analysis.Pass) (any, error) {
 
 // claimsDivisors reports the claims table's rows that divide by a declared
 // constant or a number: a rate the plan quotes must divide by a run's
-// count. It returns how many it reported.
-func claimsDivisors(p *analysis.Pass, t *claims.Table) int {
+// count. A number that converts the amount's unit into the unit the plan
+// quotes (1000 from µs/tok to ms/tok) is a unit conversion, not a rate: it
+// passes. It returns how many it reported.
+func claimsDivisors(p *analysis.Pass, t *claims.Table, pc *gate.PlanCheck) int {
 	n := 0
 	for _, row := range t.Rows {
-		for _, e := range row.Sources {
+		for i, e := range row.Sources {
 			e.Walk(func(x *claims.Expr) {
 				if x.Op != claims.OpCall || x.Name != "div" || len(x.Args) != 2 {
 					return
@@ -139,6 +145,13 @@ func claimsDivisors(p *analysis.Pass, t *claims.Table) int {
 				var what string
 				switch d.Op {
 				case claims.OpNumber:
+					if from, to, ok := conversion(pc, row, i, x.Args[0], d.Num.Value); ok {
+						n++
+						p.Report(finding.Finding{Severity: finding.Pass, Check: "claims",
+							File: t.File, Line: row.Line, Quote: row.Quote, Raw: x.String(), Source: row.Text,
+							Message: fmt.Sprintf("%s at %s divides by %s, the conversion of %s into the %s it is quoted in: a unit conversion, not a rate", row.Quote, row.Place, d.Num.Text, from, to)})
+						return
+					}
 					what = "the number " + d.Num.Text
 				case claims.OpConst:
 					what = "$" + d.Name
@@ -156,6 +169,53 @@ func claimsDivisors(p *analysis.Pass, t *claims.Table) int {
 		}
 	}
 	return n
+}
+
+// conversion reports whether dividing amount (the first argument of a
+// div in source i of row) by f converts its unit into the unit the plan
+// quotes that part in, at every place the row binds (engine/unit: µs/tok ÷
+// 1000 is ms/tok; MB ÷ 1000 is GB, not MB/tok). Without the gate's check
+// there is no quote to hold it to, and it is no conversion.
+func conversion(pc *gate.PlanCheck, row *claims.Row, i int, amount *claims.Expr, f float64) (from, to string, ok bool) {
+	if pc == nil || pc.Env == nil || pc.Result == nil {
+		return "", "", false
+	}
+	v, err := pc.Env.Eval(amount)
+	if err != nil {
+		return "", "", false
+	}
+	var u string
+	switch v.Kind {
+	case eval.Scalar:
+		u = v.X.Unit
+	case eval.List:
+		if len(v.List) > 0 {
+			u = v.List[0].Unit
+		}
+	}
+	fu, err := unit.Parse(u)
+	if err != nil {
+		return "", "", false
+	}
+	tu, ok := unit.Between(fu, f)
+	if !ok {
+		return "", "", false
+	}
+	bound := false
+	for _, b := range pc.Result.Bindings {
+		if b.Row != row || b.Status == gate.Stale {
+			continue
+		}
+		q := b.Token.Unit
+		if len(row.Sources) > 1 && i < len(b.Token.Units) {
+			q = b.Token.Units[i]
+		}
+		if q != tu.String() {
+			return "", "", false
+		}
+		bound = true
+	}
+	return fu.String(), tu.String(), bound
 }
 
 // derived is where the runner derives a field: the statement's lines,
