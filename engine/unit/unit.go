@@ -190,10 +190,12 @@ func (a *atom) ratioName() string {
 
 func (a *atom) unit() Unit { return Unit{name: a.name, dim: Dim{Num: a.base}, mag: a.mag} }
 
-// ratio builds n/d. It fails when both are of one dimension, or d is a
-// ratio already.
+// ratio builds n/d: an amount of time, bytes, tokens or misses over time
+// or tokens (GB/s, tok/s, ms/tok, MB/tok, misses/tok). It fails for any
+// other pair: "slots per token" is no unit.
 func ratio(n, d *atom) (Unit, bool) {
-	if n.base == d.base || n.base == "%" || n.base == "×" || d.base == "%" || d.base == "×" {
+	amount := n.base == "s" || n.base == "B" || n.base == "tokens" || n.base == "misses"
+	if !amount || n.base == d.base || d.base != "s" && d.base != "tokens" {
 		return Unit{}, false
 	}
 	return Unit{name: n.ratioName() + "/" + d.ratioName(), dim: Dim{Num: n.base, Den: d.base}, mag: n.mag.div(d.mag)}, true

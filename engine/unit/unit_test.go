@@ -112,6 +112,7 @@ var convertTests = []struct {
 	{250, "ms", "s", 0.25},
 	{6.1, "GB/s", "MB/s", 6100},
 	{1, "GiB/s", "MB/ms", 1.073741824},
+	{1, "GiB/tok", "KiB/tok", 1 << 20},
 	{20, "tok/s", "tok/ms", 0.02},
 	{7, "tokens", "tok", 7},
 	{0.5, "ms per token", "s/tok", 0.0005},
