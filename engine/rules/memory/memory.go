@@ -65,8 +65,8 @@ func (c ScratchConfig) config() scratch.Config {
 }
 
 // Hypothesis is a claim the plan states that no run measures: a line
-// containing Phrase (ASCII case ignored) needs the caveat Caveat in its
-// section.
+// that renders Phrase (case ignored; plan.Doc.Find) needs the caveat
+// Caveat in its section.
 type Hypothesis struct {
 	Phrase string `json:"phrase"`
 	Caveat string `json:"caveat"`
@@ -248,10 +248,8 @@ func (c *memory) hypotheses(doc *plan.Doc) ([]finding.Finding, error) {
 		if h.Measure != "" {
 			measure = ", or measure it with " + h.Measure
 		}
-		for _, l := range doc.Lines {
-			if indexFold(l.Text, h.Phrase) < 0 {
-				continue
-			}
+		for _, fd := range doc.Find(h.Phrase) {
+			l := fd.Line
 			place := doc.Place(l.N)
 			where := place
 			if where == "" {
@@ -267,56 +265,10 @@ func (c *memory) hypotheses(doc *plan.Doc) ([]finding.Finding, error) {
 			out = append(out, finding.Finding{Severity: finding.Warn, Check: "hypothesis", File: doc.File, Line: l.N, Quote: quote,
 				Raw: raw, Source: source,
 				Message: fmt.Sprintf("%s: %q is a hypothesis, not a measurement%s; label it with a `> **Caveat** (%s): …` line in this section%s",
-					where, claimText(l.Text, h.Phrase), evidence, h.Caveat, measure)})
+					where, fd.Clause(80), evidence, h.Caveat, measure)})
 		}
 	}
 	return out, nil
-}
-
-// claimText returns the claim's clause from a plan line that contains
-// phrase (see indexFold), at most 80 runes.
-func claimText(line, phrase string) string {
-	i := indexFold(line, phrase)
-	if i < 0 {
-		return ""
-	}
-	s := line[i:]
-	if j := strings.IndexAny(s, ".;)"); j > 0 && !strings.Contains(s[:j], "~0") {
-		s = s[:j]
-	}
-	if r := []rune(s); len(r) > 80 {
-		s = string(r[:80]) + "…"
-	}
-	return strings.TrimSpace(s)
-}
-
-// indexFold returns the byte index in s of the first match of the ASCII
-// text sub, ignoring ASCII case, or -1. Unlike an index into
-// strings.ToLower(s), the index is s's own: lowering can change the byte
-// length of non-ASCII text before the match.
-func indexFold(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if asciiEqualFold(s[i:i+len(sub)], sub) {
-			return i
-		}
-	}
-	return -1
-}
-
-func asciiEqualFold(a, b string) bool {
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // residentDrop describes the resident_size drop across prompt_region(false)
