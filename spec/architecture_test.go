@@ -361,3 +361,20 @@ func TestPlanRulesRequireGate(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestBesideProgram: -suggest's rows are proposed beside the program
+// that prints them (tools/strataspec/suggest), never by the engine: no
+// package under engine/ depends on a tool.
+func TestSuggestBesideProgram(t *testing.T) {
+	for _, l := range goList(t, "-f", "{{.ImportPath}}:{{join .Deps \",\"}}", module+"engine/...") {
+		pkg, deps, _ := strings.Cut(l, ":")
+		for _, dep := range strings.Split(deps, ",") {
+			if strings.HasPrefix(dep, module+"tools/") {
+				t.Errorf("%s depends on %s; the engine imports no tool", strings.TrimPrefix(pkg, module), strings.TrimPrefix(dep, module))
+			}
+		}
+	}
+	if deps := goList(t, "-deps", module+"tools/strataspec"); !slices.Contains(deps, module+"tools/strataspec/suggest") {
+		t.Errorf("tools/strataspec does not import tools/strataspec/suggest; -suggest's rows are proposed there")
+	}
+}

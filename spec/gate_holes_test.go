@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/finding"
-	gatecheck "github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/report"
 	plangate "github.com/strataspec/strataspec/engine/rules/plan"
+	"github.com/strataspec/strataspec/tools/strataspec/suggest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -227,7 +227,7 @@ func TestGateSuggest(t *testing.T) {
 	t.Run("m5-v3", func(t *testing.T) {
 		pc, err := planCheck(loadSnap(t, "m5-v3"))
 		require.NoError(t, err)
-		ss := gatecheck.Suggest(pc.Table, pc.Env, pc.Result)
+		ss := suggest.Rows(pc.Table, pc.Env, pc.Result)
 		numbers := 0 // as the audit counts them: a range is one number, a sum one per part
 		for _, s := range ss {
 			if s.Token.Kind == plan.Range {
@@ -257,7 +257,7 @@ func TestGateSuggest(t *testing.T) {
 		c := withFiles(t, base, pt, empty)
 		pc, err := planCheck(c)
 		require.NoError(t, err)
-		ss := gatecheck.Suggest(pc.Table, pc.Env, pc.Result)
+		ss := suggest.Rows(pc.Table, pc.Env, pc.Result)
 		rows := string(empty)
 		// a quote twice on one line is one finding: count line:quote pairs
 		uniqueLines, allLines := map[string]bool{}, map[string]bool{}

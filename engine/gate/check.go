@@ -548,6 +548,21 @@ func withUnit(s, unit string) string {
 	return s + " " + unit
 }
 
+// Compare checks a quote tk against a row's evaluated sources vals, as
+// Check does at each of the quote's occurrences (the row's caveats and
+// the significance of a compared pair aside), and returns the binding.
+func Compare(tk plan.Token, row *claims.Row, vals []eval.Value, env *eval.Env) Binding {
+	b := Binding{Row: row, Token: tk}
+	srcs := make([]string, len(vals))
+	for i, v := range vals {
+		if i < len(row.Sources) {
+			srcs[i] = v.Describe(row.Sources[i])
+		}
+	}
+	compare(&b, vals, srcs, env)
+	return b
+}
+
 // compare fills b from the row's evaluated sources.
 func compare(b *Binding, vals []eval.Value, srcs []string, env *eval.Env) {
 	tk := b.Token

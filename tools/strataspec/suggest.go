@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/audit"
-	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/report"
 	plangate "github.com/strataspec/strataspec/engine/rules/plan"
+	"github.com/strataspec/strataspec/tools/strataspec/suggest"
 )
 
 // gateFlags are the plan gate's flags: -suggest prints claims rows for the
@@ -63,7 +63,7 @@ func runSuggest(stdout, stderr io.Writer, root, format string) int {
 		fail(stderr, err)
 		return 2
 	}
-	ss := gate.Suggest(pc.Table, pc.Env, pc.Result)
+	ss := suggest.Rows(pc.Table, pc.Env, pc.Result)
 	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -103,7 +103,7 @@ type partJSON struct {
 }
 
 // suggestionsJSON is the -suggest -format json document.
-func suggestionsJSON(planFile string, ss []gate.Suggestion) any {
+func suggestionsJSON(planFile string, ss []suggest.Suggestion) any {
 	out := struct {
 		Suggestions []suggestionJSON `json:"suggestions"`
 		Quotes      int              `json:"quotes"`
@@ -140,7 +140,7 @@ func literalSource(row string) bool {
 	return !strings.ContainsAny(parts[2], ":@")
 }
 
-func writeSuggestions(w io.Writer, planFile string, ss []gate.Suggestion) {
+func writeSuggestions(w io.Writer, planFile string, ss []suggest.Suggestion) {
 	if len(ss) == 0 {
 		fmt.Fprintf(w, "# every number of the claim sections is bound and sourced: nothing to suggest\n")
 		return

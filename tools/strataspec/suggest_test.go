@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/snaptest"
+	"github.com/strataspec/strataspec/tools/strataspec/suggest"
 )
 
 // TestRunStrict: a number appended outside the claim sections is a warning
@@ -93,7 +93,7 @@ func TestWriteSuggestionsNeverALiteralRow(t *testing.T) {
 		{"§2.1 #1 | 3.66–6.44 GB/s | range(@q2_0:fill_gb_s)", true},
 	} {
 		var buf strings.Builder
-		writeSuggestions(&buf, "PLAN.md", []gate.Suggestion{{Place: "§2.1 #1", Quote: "91.23 ms", Lines: []int{3}, Why: "unbound", Rows: []string{tt.row}}})
+		writeSuggestions(&buf, "PLAN.md", []suggest.Suggestion{{Place: "§2.1 #1", Quote: "91.23 ms", Lines: []int{3}, Why: "unbound", Rows: []string{tt.row}}})
 		out := buf.String()
 		printed := strings.Contains("\n"+out, "\n"+tt.row+"\n")
 		if printed != tt.uncomment {

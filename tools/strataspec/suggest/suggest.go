@@ -1,4 +1,8 @@
-package gate
+// Package suggest proposes PLAN.claims rows for the numbers the plan gate
+// (engine/gate) cannot source; tools/strataspec's -suggest prints them. It
+// lives beside the program, not in the engine: the audit never suggests,
+// and nothing here writes a claims table.
+package suggest
 
 import (
 	"fmt"
@@ -9,6 +13,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/claims/eval"
+	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/unit"
@@ -55,10 +60,10 @@ func (s Suggestion) NearestText(i int) string {
 // Unique reports whether the suggestion has exactly one row.
 func (s Suggestion) Unique() bool { return len(s.Rows) == 1 }
 
-// MaxCandidates is how many sources Suggest lists per part of a quote.
+// MaxCandidates is how many sources Rows lists per part of a quote.
 const MaxCandidates = 6
 
-// Suggest proposes, for every quote res could not source (unbound,
+// Rows proposes, for every quote res could not source (unbound,
 // mismatched, a range that drops runs, or bound to a source that cannot be
 // read: a misspelt run or metric), the claims rows that would bind
 // it: a single run metric that prints the value at the quoted precision
@@ -66,7 +71,7 @@ const MaxCandidates = 6
 // metrics (ratio, change, miss_reduction, sub, add, a unit conversion).
 // Occurrences of one quote at one place make one suggestion (with n=K).
 // It never writes the table.
-func Suggest(t *claims.Table, env *eval.Env, res *Result) []Suggestion {
+func Rows(t *claims.Table, env *eval.Env, res *gate.Result) []Suggestion {
 	type key struct{ place, quote string }
 	var order []key
 	groups := map[key]*Suggestion{}
@@ -85,7 +90,7 @@ func Suggest(t *claims.Table, env *eval.Env, res *Result) []Suggestion {
 	}
 	keep := map[key][]string{}
 	for _, b := range res.Bindings {
-		if b.Status == Mismatch || b.Status == DropsRuns || b.Status == BadSource {
+		if b.Status == gate.Mismatch || b.Status == gate.DropsRuns || b.Status == gate.BadSource {
 			why := b.Msg
 			if !strings.Contains(why, "(claims row ") { // a bad source's message names its row
 				why = fmt.Sprintf("%s (claims row %s:%d)", why, t.File, b.Row.Line)
@@ -111,7 +116,7 @@ func Suggest(t *claims.Table, env *eval.Env, res *Result) []Suggestion {
 		}
 	}
 	for _, b := range res.Bindings {
-		if b.Status == Match && b.Token.Line > 0 {
+		if b.Status == gate.Match && b.Token.Line > 0 {
 			addCtx(b.Token.Line, b.Row.MetricRuns(env)...)
 		}
 	}
@@ -263,9 +268,8 @@ func (sg *suggester) ranges(tk plan.Token, keep []string) []string {
 			if err != nil {
 				continue
 			}
-			b := Binding{Row: &claims.Row{Digits: -1, Sources: []*claims.Expr{e}}, Token: tk}
-			compare(&b, []eval.Value{v}, []string{src}, sg.env)
-			if b.Status == Match {
+			row := &claims.Row{Digits: -1, Sources: []*claims.Expr{e}}
+			if gate.Compare(tk, row, []eval.Value{v}, sg.env).Status == gate.Match {
 				out = append(out, src)
 			}
 		}
@@ -444,4 +448,14 @@ func (sg *suggester) derived(q num.Number, unit string, runs map[string]bool) []
 // near reports whether a raw value v, converted by factor, may print as q.
 func near(v, want float64, q num.Number, factor float64) bool {
 	return math.Abs(v-want) <= eval.Half(q)*factor+1e-12*math.Abs(want)
+}
+
+// appendNew appends to l the strings of add it does not hold.
+func appendNew(l []string, add ...string) []string {
+	for _, a := range add {
+		if !slices.Contains(l, a) {
+			l = append(l, a)
+		}
+	}
+	return l
 }
