@@ -9,6 +9,7 @@ package gate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/claims"
@@ -198,194 +199,311 @@ type rowRefs struct {
 // Check checks every row of t against doc and the archive in env, finds the
 // numbers of the claim sections that no row binds and the measurement-like
 // numbers outside them, and counts both. It reads the plan line by line and
-// holds one line's tokens at a time.
+// holds one line's tokens at a time. It changes neither doc, t nor env.
 func Check(doc *plan.Doc, t *claims.Table, env *eval.Env) *Result {
-	res := &Result{}
-	inAny := func(s *plan.Section, secs []claims.Section) bool {
-		for _, d := range secs {
-			if s != nil && s.In(d.Place) {
-				return true
-			}
-		}
-		return false
+	kinds := newSectionKinds(doc, t)
+	sc := newScan(t, kinds)
+	for i := range doc.Lines {
+		sc.line(i, &doc.Lines[i])
 	}
+	res := &Result{
+		Unbound:     sc.unbound,
+		UnboundMore: sc.unboundMore,
+		Uncovered:   sc.uncovered,
+		Unreadable:  sc.unreadable,
+		Gate:        sc.counts(),
+	}
+	res.MissingSections = missingSections(doc, t)
+	res.EmptySections = emptySections(t, sc.inDeclared, res.MissingSections)
+	res.PlanErrors = planErrors(doc, kinds)
+	res.Bindings, res.Derived = bindRows(doc, t, env, sc.refs)
+	for i := range res.Unbound {
+		res.Unbound[i].Nearest = nearestParts(env, res.Unbound[i].Token, res.Derived)
+	}
+	res.Spans = checkSpans(doc, t, env, res, sc.claimLines, sc.byQuote)
+	return res
+}
+
+// sectionKind says how the claims table declares a section of the plan.
+type sectionKind struct {
+	claim bool // in a claim section and not in a skip
+	skip  bool // in a section declared not claims
+}
+
+// sectionKinds holds the kind of every section of a plan.
+type sectionKinds struct {
+	t     *claims.Table
+	known map[*plan.Section]sectionKind
+}
+
+// newSectionKinds classifies every section of doc (and the text before the
+// first heading) by t's declarations.
+func newSectionKinds(doc *plan.Doc, t *claims.Table) sectionKinds {
+	k := sectionKinds{t: t, known: make(map[*plan.Section]sectionKind, len(doc.Sections)+1)}
+	k.known[nil] = k.classify(nil)
+	for _, s := range doc.Sections {
+		k.known[s] = k.classify(s)
+	}
+	return k
+}
+
+// of returns the kind of section s.
+func (k sectionKinds) of(s *plan.Section) sectionKind {
+	if kind, ok := k.known[s]; ok {
+		return kind
+	}
+	return k.classify(s)
+}
+
+func (k sectionKinds) classify(s *plan.Section) sectionKind {
+	skip := inAny(s, k.t.Skips)
+	return sectionKind{claim: inAny(s, k.t.Sections) && !skip, skip: skip}
+}
+
+// inAny reports whether section s is in one of the declared places.
+func inAny(s *plan.Section, secs []claims.Section) bool {
+	for _, d := range secs {
+		if s != nil && s.In(d.Place) {
+			return true
+		}
+	}
+	return false
+}
+
+// missingSections returns the declared claim sections and skip sections
+// that name no heading of the plan.
+func missingSections(doc *plan.Doc, t *claims.Table) []claims.Section {
+	var out []claims.Section
 	for _, decl := range [][]claims.Section{t.Sections, t.Skips} {
 		for _, s := range decl {
-			found := false
-			for _, sec := range doc.Sections {
-				if sec.In(s.Place) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				res.MissingSections = append(res.MissingSections, s)
+			if !slices.ContainsFunc(doc.Sections, func(sec *plan.Section) bool { return sec.In(s.Place) }) {
+				out = append(out, s)
 			}
 		}
 	}
-	byQuote := map[string][]*claims.Row{}
-	for _, row := range t.Rows {
-		byQuote[row.Quote] = append(byQuote[row.Quote], row)
-	}
-	refs := make(map[*claims.Row]*rowRefs, len(t.Rows))
-	claimSec := map[*plan.Section]bool{}
-	skipSec := map[*plan.Section]bool{}
-	counts := map[string]*SectionCount{}
-	inDeclared := map[string]int{} // claim section place → numbers in it
-	var order []string
-	count := func(s *plan.Section) *SectionCount {
-		n := sectionName(s)
-		c := counts[n]
-		if c == nil {
-			c = &SectionCount{Place: n}
-			counts[n] = c
-			order = append(order, n)
-		}
-		return c
-	}
-	var claimLines []int
-	for i := range doc.Lines {
-		l := &doc.Lines[i]
-		sec := l.Section
-		claim, ok := claimSec[sec]
-		if !ok {
-			skipSec[sec] = inAny(sec, t.Skips)
-			claim = inAny(sec, t.Sections) && !skipSec[sec]
-			claimSec[sec] = claim
-		}
-		skip := skipSec[sec]
-		place := ""
-		if sec != nil {
-			place = sec.Place()
-		}
-		if l.Fenced() && !claim {
-			// a code block's numbers outside the claim sections are never
-			// bound: counted, and listed where measurement-like, so that
-			// none escapes unseen (in a claim section they are claims)
-			for _, tk := range l.FencedTokens() {
-				if !Measurement(tk) {
-					continue
-				}
-				c := count(sec)
-				if skip {
-					c.Skipped++
-					res.Gate.Skipped++
-					continue
-				}
-				c.Ungated++
-				res.Gate.Ungated++
-				if len(res.Uncovered) < MaxUncovered {
-					res.Uncovered = append(res.Uncovered, Uncovered{Token: tk, Place: sectionName(sec), Fenced: true})
-				}
-			}
-			continue
-		}
-		if claim && !l.Fenced() {
-			for _, w := range l.Unreadable() {
-				if t.Idents[plan.TrimWord(w.Text)] == nil && len(res.Unreadable) < MaxUnbound {
-					res.Unreadable = append(res.Unreadable, Unreadable{Word: w, Place: place})
-				}
-			}
-		}
-		hasNum := false
-		each := l.EachToken
-		if l.Fenced() {
-			each = func(f func(plan.Token) bool) {
-				for _, tk := range l.FencedTokens() {
-					if !f(tk) {
-						return
-					}
-				}
-			}
-		}
-		each(func(tk plan.Token) bool {
-			c := count(sec)
-			bound := false
-			if sec != nil {
-				for _, row := range byQuote[tk.Text] {
-					if !sec.In(row.Place) {
-						continue
-					}
-					bound = true
-					rr := refs[row]
-					if rr == nil {
-						rr = &rowRefs{}
-						refs[row] = rr
-					}
-					if rr.count < row.N+MaxExtra {
-						rr.refs = append(rr.refs, ref{tk, place})
-					}
-					rr.count++
-				}
-			}
-			if t.Idents[tk.Text] != nil && claim && !bound {
-				// declared an identifier (a year, a depth): not a claim
-				c.Gated++
-				res.Gate.Gated++
-				return true
-			}
-			// Gated counts the claims in force: numbers of the declared
-			// claim sections. A row still binding a number of a section
-			// whose line was removed is checked, but the number is not
-			// gated: a section line removed shows as a drop in the count.
-			switch {
-			case claim:
-				c.Gated++
-				res.Gate.Gated++
-				hasNum = true
-				if !bound {
-					if len(res.Unbound) < MaxUnbound {
-						res.Unbound = append(res.Unbound, Unbound{Token: tk, Place: place})
-					} else {
-						res.UnboundMore++
-					}
-				}
-			case !Measurement(tk):
-			case skip:
-				c.Skipped++
-				res.Gate.Skipped++
-			default:
-				c.Ungated++
-				res.Gate.Ungated++
-				if len(res.Uncovered) < MaxUncovered {
-					res.Uncovered = append(res.Uncovered, Uncovered{Token: tk, Place: sectionName(sec)})
-				}
-			}
-			return true
-		})
-		if claim {
-			claimLines = append(claimLines, i)
-			if hasNum {
-				for _, s := range t.Sections {
-					if sec.In(s.Place) {
-						inDeclared[s.Place]++
-					}
-				}
-			}
-		}
-	}
-	for _, n := range order {
-		res.Gate.Sections = append(res.Gate.Sections, *counts[n])
-	}
+	return out
+}
+
+// emptySections returns the declared claim sections, present in the plan,
+// that hold no number (inDeclared counts the lines with one per place).
+func emptySections(t *claims.Table, inDeclared map[string]int, missing []claims.Section) []claims.Section {
+	var out []claims.Section
 	for _, s := range t.Sections {
-		if inDeclared[s.Place] == 0 && !containsSection(res.MissingSections, s) {
-			res.EmptySections = append(res.EmptySections, s)
+		if inDeclared[s.Place] == 0 && !slices.Contains(missing, s) {
+			out = append(out, s)
 		}
 	}
+	return out
+}
+
+// planErrors returns the plan's reading errors, and what it hides from its
+// reader, on lines of claim sections.
+func planErrors(doc *plan.Doc, kinds sectionKinds) []*plan.Error {
+	var out []*plan.Error
 	for _, errs := range [][]*plan.Error{doc.Errors, doc.Hidden} {
 		for _, e := range errs {
-			if e.Line < 1 || e.Line > len(doc.Lines) {
-				continue
-			}
-			sec := doc.Lines[e.Line-1].Section
-			if _, seen := claimSec[sec]; !seen {
-				claimSec[sec] = inAny(sec, t.Sections) && !inAny(sec, t.Skips)
-			}
-			if claimSec[sec] {
-				res.PlanErrors = append(res.PlanErrors, e)
+			if e.Line >= 1 && e.Line <= len(doc.Lines) && kinds.of(doc.Lines[e.Line-1].Section).claim {
+				out = append(out, e)
 			}
 		}
 	}
+	return out
+}
+
+// nearestParts returns, per part of an unbound token, the raw values
+// nearest to it in its unit, the values the rows derive included.
+func nearestParts(env *eval.Env, tk plan.Token, derived []eval.Item) [][]eval.Item {
+	var out [][]eval.Item
+	for j, p := range tk.Parts {
+		out = append(out, env.Nearest(p.Value, tk.Units[j], 3, derived))
+	}
+	return out
+}
+
+// scan is one reading of a plan's lines against a claims table: what it
+// counts, lists and binds, line by line. It is local to one Check.
+type scan struct {
+	t       *claims.Table
+	kinds   sectionKinds
+	byQuote map[string][]*claims.Row
+	refs    map[*claims.Row]*rowRefs
+
+	total       Counts
+	bySection   map[string]*SectionCount
+	order       []string // section names in the order first counted
+	unbound     []Unbound
+	unboundMore int
+	uncovered   []Uncovered
+	unreadable  []Unreadable
+	claimLines  []int          // indexes of the lines in claim sections
+	inDeclared  map[string]int // claim section place → lines with a number in it
+}
+
+func newScan(t *claims.Table, kinds sectionKinds) *scan {
+	sc := &scan{t: t, kinds: kinds, byQuote: map[string][]*claims.Row{}, refs: make(map[*claims.Row]*rowRefs, len(t.Rows)),
+		bySection: map[string]*SectionCount{}, inDeclared: map[string]int{}}
+	for _, row := range t.Rows {
+		sc.byQuote[row.Quote] = append(sc.byQuote[row.Quote], row)
+	}
+	return sc
+}
+
+// counts returns the totals and the counts per section, in plan order.
+func (sc *scan) counts() Counts {
+	c := sc.total
+	for _, n := range sc.order {
+		c.Sections = append(c.Sections, *sc.bySection[n])
+	}
+	return c
+}
+
+// count returns the counts of section s, made on first use.
+func (sc *scan) count(s *plan.Section) *SectionCount {
+	n := sectionName(s)
+	c := sc.bySection[n]
+	if c == nil {
+		c = &SectionCount{Place: n}
+		sc.bySection[n] = c
+		sc.order = append(sc.order, n)
+	}
+	return c
+}
+
+// line reads line i of the plan.
+func (sc *scan) line(i int, l *plan.Line) {
+	sec := l.Section
+	kind := sc.kinds.of(sec)
+	if l.Fenced() && !kind.claim {
+		sc.fencedOutside(l, kind.skip)
+		return
+	}
+	place := ""
+	if sec != nil {
+		place = sec.Place()
+	}
+	if kind.claim && !l.Fenced() {
+		for _, w := range l.Unreadable() {
+			if sc.t.Idents[plan.TrimWord(w.Text)] == nil && len(sc.unreadable) < MaxUnbound {
+				sc.unreadable = append(sc.unreadable, Unreadable{Word: w, Place: place})
+			}
+		}
+	}
+	hasNum := false
+	each := l.EachToken
+	if l.Fenced() {
+		each = slices.Values(l.FencedTokens())
+	}
+	each(func(tk plan.Token) bool {
+		hasNum = sc.token(tk, sec, place, kind) || hasNum
+		return true
+	})
+	if !kind.claim {
+		return
+	}
+	sc.claimLines = append(sc.claimLines, i)
+	if hasNum {
+		for _, s := range sc.t.Sections {
+			if sec.In(s.Place) {
+				sc.inDeclared[s.Place]++
+			}
+		}
+	}
+}
+
+// fencedOutside counts a code block's line outside the claim sections: its
+// numbers are never bound, so the measurement-like ones are counted and
+// listed, that none escapes unseen (in a claim section they are claims).
+func (sc *scan) fencedOutside(l *plan.Line, skip bool) {
+	for _, tk := range l.FencedTokens() {
+		if !Measurement(tk) {
+			continue
+		}
+		c := sc.count(l.Section)
+		if skip {
+			c.Skipped++
+			sc.total.Skipped++
+			continue
+		}
+		c.Ungated++
+		sc.total.Ungated++
+		if len(sc.uncovered) < MaxUncovered {
+			sc.uncovered = append(sc.uncovered, Uncovered{Token: tk, Place: sectionName(l.Section), Fenced: true})
+		}
+	}
+}
+
+// token reads one number of the plan: it notes the rows that bind it,
+// counts it, and lists it when no row binds a claim or when it is an
+// ungated measurement. It reports whether the token is a number of a claim
+// section.
+func (sc *scan) token(tk plan.Token, sec *plan.Section, place string, kind sectionKind) bool {
+	c := sc.count(sec)
+	bound := sc.bind(tk, sec, place)
+	if sc.t.Idents[tk.Text] != nil && kind.claim && !bound {
+		// declared an identifier (a year, a depth): not a claim
+		c.Gated++
+		sc.total.Gated++
+		return false
+	}
+	// Gated counts the claims in force: numbers of the declared claim
+	// sections. A row still binding a number of a section whose line was
+	// removed is checked, but the number is not gated: a section line
+	// removed shows as a drop in the count.
+	switch {
+	case kind.claim:
+		c.Gated++
+		sc.total.Gated++
+		if !bound {
+			if len(sc.unbound) < MaxUnbound {
+				sc.unbound = append(sc.unbound, Unbound{Token: tk, Place: place})
+			} else {
+				sc.unboundMore++
+			}
+		}
+		return true
+	case !Measurement(tk):
+	case kind.skip:
+		c.Skipped++
+		sc.total.Skipped++
+	default:
+		c.Ungated++
+		sc.total.Ungated++
+		if len(sc.uncovered) < MaxUncovered {
+			sc.uncovered = append(sc.uncovered, Uncovered{Token: tk, Place: sectionName(sec)})
+		}
+	}
+	return false
+}
+
+// bind notes tk as an occurrence of every row that quotes it at a place
+// holding sec, and reports whether there is one.
+func (sc *scan) bind(tk plan.Token, sec *plan.Section, place string) bool {
+	if sec == nil {
+		return false
+	}
+	bound := false
+	for _, row := range sc.byQuote[tk.Text] {
+		if !sec.In(row.Place) {
+			continue
+		}
+		bound = true
+		rr := sc.refs[row]
+		if rr == nil {
+			rr = &rowRefs{}
+			sc.refs[row] = rr
+		}
+		if rr.count < row.N+MaxExtra {
+			rr.refs = append(rr.refs, ref{tk, place})
+		}
+		rr.count++
+	}
+	return bound
+}
+
+// bindRows checks every row at its occurrences (refs) and returns the
+// bindings, in table order, and the values the rows derive.
+func bindRows(doc *plan.Doc, t *claims.Table, env *eval.Env, refs map[*claims.Row]*rowRefs) ([]Binding, []eval.Item) {
+	var out []Binding
 	var derived []eval.Item
 	for _, row := range t.Rows {
 		var rr rowRefs
@@ -396,68 +514,65 @@ func Check(doc *plan.Doc, t *claims.Table, env *eval.Env) *Result {
 		if evalErr == nil {
 			derived = append(derived, derivedItems(t, row, vals)...)
 		}
-		if rr.count == 0 {
-			res.Bindings = append(res.Bindings, Binding{Row: row, Place: row.Place, Status: Stale,
-				Msg: fmt.Sprintf("%s: %q is no longer in the plan (claims row %s:%d)", row.Place, row.Quote, t.File, row.Line)})
-			continue
-		}
-		if rr.count < row.N {
-			res.Bindings = append(res.Bindings, Binding{Row: row, Place: row.Place, Status: Stale,
-				Msg: fmt.Sprintf("%s: %q occurs %d times in the plan; claims row %s:%d binds %d (n=%d)", row.Place, row.Quote, rr.count, t.File, row.Line, row.N, row.N)})
-		}
-		for _, r := range rr.refs {
-			b := Binding{Row: row, Token: r.tok, Place: r.place}
-			switch {
-			case rr.count > row.N:
-				b.Status, b.Msg = Extra, fmt.Sprintf("%s: %q occurs %d times; claims row %s:%d binds %d (n=%d): an edit or a copy made another, or the row needs n=%d", r.place, row.Quote, rr.count, t.File, row.Line, row.N, row.N, rr.count)
-			case evalErr != nil:
-				b.Status, b.Msg = BadSource, fmt.Sprintf("%s: source of %q (claims row %s:%d) cannot be read: %v", r.place, row.Quote, t.File, row.Line, evalErr)
-			default:
-				compare(&b, vals, srcs, env)
-				if b.Status == Match {
-					checkSignificance(env, &b, vals, t.File) // significance.go
-				}
-			}
-			if b.Status == Match {
-				var missing, empty []string
-				for _, id := range row.Caveats {
-					if _, ok := doc.Caveat(id, r.place); ok {
-						continue
-					}
-					missing = append(missing, "("+id+")")
-					if c, ok := doc.EmptyCaveat(id, r.place); ok {
-						empty = append(empty, fmt.Sprintf("(%s) at %s:%d", id, doc.File, c.Line))
-					}
-				}
-				if len(missing) > 0 {
-					b.Status = CaveatMissing
-					b.Msg = fmt.Sprintf("%s: claims row %s:%d names caveat %s, which the plan does not state in %s", r.place, t.File, row.Line, strings.Join(missing, ", "), r.place)
-					if len(empty) > 0 {
-						b.Msg += fmt.Sprintf(" (caveat %s says nothing: a caveat needs at least %d words)", strings.Join(empty, ", "), plan.MinCaveatWords)
-					}
-				}
-			}
-			res.Bindings = append(res.Bindings, b)
-		}
+		out = append(out, bindRow(doc, t, env, row, rr, vals, srcs, evalErr)...)
 	}
-	res.Derived = dedupeItems(derived)
-	for i := range res.Unbound {
-		u := &res.Unbound[i]
-		for j, p := range u.Token.Parts {
-			u.Nearest = append(u.Nearest, env.Nearest(p.Value, u.Token.Units[j], 3, res.Derived))
-		}
-	}
-	res.Spans = checkSpans(doc, t, env, res, claimLines, byQuote)
-	return res
+	return out, dedupeItems(derived)
 }
 
-func containsSection(l []claims.Section, s claims.Section) bool {
-	for _, x := range l {
-		if x == s {
-			return true
+// bindRow returns the bindings of one row: stale when its quote is gone
+// (or occurs fewer times than it binds), else one per occurrence.
+func bindRow(doc *plan.Doc, t *claims.Table, env *eval.Env, row *claims.Row, rr rowRefs, vals []eval.Value, srcs []string, evalErr error) []Binding {
+	if rr.count == 0 {
+		return []Binding{{Row: row, Place: row.Place, Status: Stale,
+			Msg: fmt.Sprintf("%s: %q is no longer in the plan (claims row %s:%d)", row.Place, row.Quote, t.File, row.Line)}}
+	}
+	var out []Binding
+	if rr.count < row.N {
+		out = append(out, Binding{Row: row, Place: row.Place, Status: Stale,
+			Msg: fmt.Sprintf("%s: %q occurs %d times in the plan; claims row %s:%d binds %d (n=%d)", row.Place, row.Quote, rr.count, t.File, row.Line, row.N, row.N)})
+	}
+	for _, r := range rr.refs {
+		b := Binding{Row: row, Token: r.tok, Place: r.place}
+		switch {
+		case rr.count > row.N:
+			b.Status, b.Msg = Extra, fmt.Sprintf("%s: %q occurs %d times; claims row %s:%d binds %d (n=%d): an edit or a copy made another, or the row needs n=%d", r.place, row.Quote, rr.count, t.File, row.Line, row.N, row.N, rr.count)
+		case evalErr != nil:
+			b.Status, b.Msg = BadSource, fmt.Sprintf("%s: source of %q (claims row %s:%d) cannot be read: %v", r.place, row.Quote, t.File, row.Line, evalErr)
+		default:
+			compare(&b, vals, srcs, env)
+			if b.Status == Match {
+				checkSignificance(env, &b, vals, t.File) // significance.go
+			}
+		}
+		if b.Status == Match {
+			checkCaveats(doc, t, &b)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// checkCaveats makes a matched binding CaveatMissing when the plan does not
+// state a caveat its row names beside the quote.
+func checkCaveats(doc *plan.Doc, t *claims.Table, b *Binding) {
+	var missing, empty []string
+	for _, id := range b.Row.Caveats {
+		if _, ok := doc.Caveat(id, b.Place); ok {
+			continue
+		}
+		missing = append(missing, "("+id+")")
+		if c, ok := doc.EmptyCaveat(id, b.Place); ok {
+			empty = append(empty, fmt.Sprintf("(%s) at %s:%d", id, doc.File, c.Line))
 		}
 	}
-	return false
+	if len(missing) == 0 {
+		return
+	}
+	b.Status = CaveatMissing
+	b.Msg = fmt.Sprintf("%s: claims row %s:%d names caveat %s, which the plan does not state in %s", b.Place, t.File, b.Row.Line, strings.Join(missing, ", "), b.Place)
+	if len(empty) > 0 {
+		b.Msg += fmt.Sprintf(" (caveat %s says nothing: a caveat needs at least %d words)", strings.Join(empty, ", "), plan.MinCaveatWords)
+	}
 }
 
 // derivedItems returns the values a row derives (a computed scalar per

@@ -1,8 +1,12 @@
 package gate
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/claims/eval/evaltest"
@@ -169,5 +173,38 @@ func TestHeadingPlaces(t *testing.T) {
 	}
 	if err := evaltest.Parse("PLAN.claims", "skip 1.3 Targets\n").Err(); err == nil || !strings.Contains(err.Error(), "PLAN.claims:1") {
 		t.Errorf("Parse(skip 1.3 Targets) error = %v; want a syntax error at PLAN.claims:1", err)
+	}
+}
+
+// TestCheckLeavesEnv: Check writes nothing it is given: a second check of
+// the same plan in the same environment gives the same bindings and the
+// same nearest values, and the environment's values are as they were.
+func TestCheckLeavesEnv(t *testing.T) {
+	tb := evaltest.Parse("PLAN.claims", "section §7.1 #5\nset s = r*\n§7.1 #5 | 3,194.23 ms | r1:prefill_ms\n§7.1 #5 | 6.39–6.44 GB/s | range(@s:fill)\n§7.1 #5 | 82.17 + 9.38 % | r2:arena ; r2:ra\n")
+	e := evaltest.Env(t, tb, map[string][]string{
+		"r1": {"fill=3.66 GB/s", "prefill_ms=3194.19 ms", "x=77.78 %"},
+		"r2": {"fill=6.39 GB/s", "arena=82.17 %", "ra=9.38 %"},
+	}, "r1", "r2")
+	items := slices.Clone(e.Items(""))
+	doc := plan.Parse("PLAN.md", []byte(checkPlan))
+	summary := func(res *Result) []string {
+		var out []string
+		for _, b := range res.Bindings {
+			out = append(out, fmt.Sprintf("%s %s %s %s", b.Row.Quote, b.Status, b.Raw, b.Msg))
+		}
+		for _, u := range res.Unbound {
+			out = append(out, fmt.Sprintf("unbound %s %v", u.Token.Text, u.Nearest))
+		}
+		return out
+	}
+	first, second := summary(Check(doc, tb, e)), summary(Check(doc, tb, e))
+	if len(first) == 0 {
+		t.Fatal("Check = no bindings and nothing unbound; want both")
+	}
+	if d := cmp.Diff(first, second); d != "" {
+		t.Errorf("Check twice in one environment differs (-first +second):\n%s", d)
+	}
+	if d := cmp.Diff(items, e.Items("")); d != "" {
+		t.Errorf("Env.Items after Check differs (-before +after):\n%s", d)
 	}
 }
