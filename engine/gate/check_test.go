@@ -99,27 +99,6 @@ set s = r*
 	}
 }
 
-func TestContainsFields(t *testing.T) {
-	const tail = "llama_perf_context_print:        eval time =       0.00 ms /     1 runs   (    0.00 ms per token)\nnext"
-	tests := []struct {
-		span string
-		want bool
-	}{
-		{"eval time = 0.00 ms / 1 runs", true},
-		{"eval time =       0.00 ms /     1 runs", true},
-		{"eval time = 0.10 ms / 1 runs", false},
-		{"eval time = 0.00 ms / 1 runs (", true},
-		{"evaltime = 0.00 ms", false},
-		{"runs next", false}, // white space within a line only
-		{"", false},
-	}
-	for _, tt := range tests {
-		if got := containsFields(tail, tt.span); got != tt.want {
-			t.Errorf("containsFields(tail, %q) = %v; want %v", tt.span, got, tt.want)
-		}
-	}
-}
-
 func TestMeasurement(t *testing.T) {
 	tests := []struct {
 		in   string

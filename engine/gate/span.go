@@ -2,7 +2,6 @@ package gate
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/claims/eval"
@@ -45,7 +44,7 @@ func checkSpans(doc *plan.Doc, t *claims.Table, env *eval.Env, res *Result, line
 				}
 			}
 			for _, run := range c.Runs {
-				if env.Tail != nil && containsFields(env.Tail(run), sp.Text) {
+				if env.Tail != nil && plan.SpanIn(sp.Text, env.Tail(run)) {
 					c.OK, c.Run = true, run
 					break
 				}
@@ -75,52 +74,4 @@ func appendNew(l []string, add ...string) []string {
 		}
 	}
 	return l
-}
-
-// containsFields reports whether text holds the words of s in order,
-// separated by white space (any amount) as in s, as a sequence of whole
-// tokens: the match neither starts nor ends inside a word or a number of
-// the text ("94.19 ms" is not in "3194.19 ms").
-func containsFields(text, s string) bool {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return false
-	}
-	for off := 0; ; {
-		i := strings.Index(text[off:], f[0])
-		if i < 0 {
-			return false
-		}
-		start := off + i
-		j := start + len(f[0])
-		ok := !glued(text, start-1)
-		for _, w := range f[1:] {
-			if !ok {
-				break
-			}
-			k := j
-			for k < len(text) && (text[k] == ' ' || text[k] == '\t') {
-				k++
-			}
-			if k == j || !strings.HasPrefix(text[k:], w) {
-				ok = false
-				break
-			}
-			j = k + len(w)
-		}
-		if ok && !glued(text, j) {
-			return true
-		}
-		off = start + 1
-	}
-}
-
-// glued reports whether text[i] would join a token to its neighbour: a
-// letter, a digit, "_", or a "." or "," between digits.
-func glued(text string, i int) bool {
-	if i < 0 || i >= len(text) {
-		return false
-	}
-	c := text[i]
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/analysis"
@@ -426,14 +427,27 @@ func runCovers(ms *tail.Metrics) string {
 	return strings.Join(parts, ", ")
 }
 
-// planQuote returns the first plan line that prints a field's value, or 0.
+// planQuote returns the first plan line that prints a field's value, or 0:
+// a number the plan reader reads on it (a part of a token, in prose or in a
+// code block) printed as the field is, with its decimals. A longer number
+// holding the digits (11,653.93 for 1,653.93) is not the field's.
 func (rr *rateRun) planQuote(f tables.Field) int {
 	if f.Null || rr.plan == nil {
 		return 0
 	}
 	text := num.Format(f.Value(), f.Num.Decimals)
+	prints := func(tk plan.Token) bool {
+		return slices.ContainsFunc(tk.Parts, func(p num.Number) bool {
+			return p.Decimals == f.Num.Decimals && num.Format(p.Value, p.Decimals) == text
+		})
+	}
 	for _, l := range rr.plan.Lines {
-		if strings.Contains(l.Text, text) {
+		found := slices.ContainsFunc(l.FencedTokens(), prints)
+		l.EachToken(func(tk plan.Token) bool {
+			found = found || prints(tk)
+			return !found
+		})
+		if found {
 			return l.N
 		}
 	}
