@@ -14,7 +14,7 @@ import (
 // Significance judges every claims row that compares two runs' metrics (an
 // arrow pair "A:m ; B:m", a ratio(A:m, B:m)) for evidence of a difference.
 // With repeated samples on a side (llama-bench's samples_ts) the pair is
-// tested as benchstat tests one (Mann-Whitney U, α = 0.05, engine/claims):
+// tested as benchstat tests one (Mann-Whitney U, α = 0.05, engine/gate):
 // a difference that is not significant fails unless the row names a caveat
 // the plan states. With one run a side (llama-cli, strata runs) nothing can
 // be tested: without a caveat that is a warning, and a fail when one side
