@@ -49,8 +49,11 @@
 // expression removed from the start of each line first, "metrics" renames
 // the wrapped format's metrics ({"old": {"name": "new", "unit": "ms"}}), and
 // "blocks" is a regular expression starting each repeated block of a record
-// file (each block is one record). A record kind's "format" names the
-// format its files are read in.
+// file (each block is one record), and "command" and "exit" are regular
+// expressions whose first group gives a record's command line and exit
+// status (a transcript's "$ cmd" and "exit 0" lines) where it has no
+// "# cmd:"/"# exit:" header. A record kind's "format" names the format its
+// files are read in.
 //
 // Every key is optional; an unknown key is an error naming its line, as is
 // a key of "rules" or "ids" that names no rule (a key of "rules" starting
