@@ -36,7 +36,10 @@ func Parse(text string) (Number, error) {
 		n.Value = v
 		return n, nil
 	}
-	clean := separators.Replace(s)
+	clean := s
+	if strings.ContainsAny(s, ",\u202f\u00a0\u2009\u2212") {
+		clean = separators.Replace(s) // a Replace allocates even when it replaces nothing
+	}
 	if clean == "" {
 		return n, fmt.Errorf("num: parse %q: empty", text)
 	}

@@ -17,6 +17,7 @@ package unit
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -151,12 +152,11 @@ type spelled struct {
 	prose     bool
 }
 
-// bySpelling indexes the table by spelling; longest is the longest
-// spelling, in bytes.
-var bySpelling, longest = index()
+// bySpelling indexes the table by spelling.
+var bySpelling = index()
 
-func index() (map[string]spelled, int) {
-	m, n := map[string]spelled{}, 0
+func index() map[string]spelled {
+	m := map[string]spelled{}
 	for i := range atoms {
 		a := &atoms[i]
 		add := func(s string, ratioOnly, prose bool) {
@@ -164,7 +164,6 @@ func index() (map[string]spelled, int) {
 				panic("unit: spelling " + s + " twice in the table")
 			}
 			m[s] = spelled{a, ratioOnly, prose}
-			n = max(n, len(s))
 		}
 		add(a.name, a.onlyRatio, false)
 		for _, s := range a.spellings {
@@ -177,7 +176,7 @@ func index() (map[string]spelled, int) {
 			add(s, false, true)
 		}
 	}
-	return m, n
+	return m
 }
 
 // ratioName is the atom's spelling in a ratio: "tok" for tokens.
@@ -326,13 +325,33 @@ func Prefix(s string, ratios bool) (u Unit, n int, ok bool) {
 
 // prefixAtom returns the longest atom symbol at the start of s.
 func prefixAtom(s string) (a *atom, n int, ratioOnly bool) {
-	for l := min(longest, len(s)); l > 0; l-- {
+	if s == "" {
+		return nil, 0, false
+	}
+	for _, l := range lengths[s[0]] { // the plan reader asks after every number
+		if l > len(s) {
+			continue
+		}
 		if sp, ok := bySpelling[s[:l]]; ok && !sp.prose {
 			return sp.a, l, sp.ratioOnly
 		}
 	}
 	return nil, 0, false
 }
+
+// lengths lists, for each first byte, the lengths of the spellings that
+// start with it, longest first.
+var lengths = func() (out [256][]int) {
+	for s := range bySpelling {
+		l := out[s[0]]
+		if !slices.Contains(l, len(s)) {
+			l = append(l, len(s))
+			slices.SortFunc(l, func(a, b int) int { return b - a })
+			out[s[0]] = l
+		}
+	}
+	return out
+}()
 
 // Factor returns the number a value in from is multiplied by to be in to:
 // Factor(µs, ms) = 0.001, Factor(GiB, GB) = 1.073741824. Units of two
