@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/strataspec/strataspec/engine/jsontree"
 )
 
 // DocumentFormat is the format tag of a residency document.
@@ -47,28 +49,49 @@ type Entry struct {
 // ParseDocument decodes a residency document strictly: the format tag must
 // be DocumentFormat, unknown fields are errors, and every entry has exactly
 // one of reading, result and error, matching the op. Errors name the file
-// (name) and the line.
+// (name) and the line; the lines come from engine/jsontree, as every
+// reader's do.
 func ParseDocument(name string, data []byte) (*Document, error) {
+	lines := jsontree.NewLineIndex(data)
+	line := func(off int64) int {
+		l, _ := lines.Pos(int(min(max(off, 0), int64(len(data)))))
+		return l
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var d Document
 	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, errorLine(data, dec, err), err)
+		return nil, fmt.Errorf("%s:%d: %w", name, errorLine(name, data, line, dec, err), err)
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("%s:%d: data after the document", name, lineAt(data, dec.InputOffset()))
+		return nil, fmt.Errorf("%s:%d: data after the document", name, line(dec.InputOffset()))
 	}
-	errf := func(format string, args ...any) error {
-		return fmt.Errorf("%s:%d: %s", name, lineOf(data, `"format"`), fmt.Sprintf(format, args...))
+	tree, err := jsontree.ParseDoc(name, data) // the places of what decoded
+	if err != nil {
+		return nil, err
+	}
+	at := func(n *jsontree.Node, format string, args ...any) error {
+		if n == nil {
+			n = tree.Root
+		}
+		return fmt.Errorf("%s:%d: %s", name, tree.Line(n), fmt.Sprintf(format, args...))
 	}
 	if d.Format != DocumentFormat {
-		return nil, errf("format %q; want %q", d.Format, DocumentFormat)
+		return nil, at(tree.Root.Get("format"), "format %q; want %q", d.Format, DocumentFormat)
 	}
 	if d.Op != "residency" && d.Op != string(OpEvict) && d.Op != string(OpWarm) {
-		return nil, errf("op %q; want residency, evict or warm", d.Op)
+		return nil, at(tree.Root.Get("op"), "op %q; want residency, evict or warm", d.Op)
 	}
+	files := tree.Root.Get("files")
 	if len(d.Files) == 0 {
-		return nil, errf("no files")
+		return nil, at(files, "no files")
+	}
+	errf := func(i int, format string, args ...any) error {
+		var n *jsontree.Node
+		if files != nil && i < len(files.Vals) {
+			n = files.Vals[i]
+		}
+		return at(n, format, args...)
 	}
 	for i, e := range d.Files {
 		n := 0
@@ -79,44 +102,35 @@ func ParseDocument(name string, data []byte) (*Document, error) {
 		}
 		switch {
 		case n != 1:
-			return nil, errf("files[%d] has %d of reading, result and error; want one", i, n)
+			return nil, errf(i, "files[%d] has %d of reading, result and error; want one", i, n)
 		case e.Reading != nil && d.Op != "residency", e.Result != nil && d.Op == "residency":
-			return nil, errf("files[%d]: a %s document holds readings for op residency, results for evict and warm", i, d.Op)
+			return nil, errf(i, "files[%d]: a %s document holds readings for op residency, results for evict and warm", i, d.Op)
 		}
 	}
 	return &d, nil
 }
 
 // errorLine returns the line of a decoding error: the offset a syntax or
-// type error names, the first occurrence of an unknown field's key, else
-// where the decoder stopped.
-func errorLine(data []byte, dec *json.Decoder, err error) int {
+// type error names, an unknown field's key in the tree, else where the
+// decoder stopped.
+func errorLine(name string, data []byte, line func(int64) int, dec *json.Decoder, err error) int {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return lineAt(data, se.Offset)
+		return line(se.Offset - 1) // Offset counts the offending byte
 	case errors.As(err, &te):
-		return lineAt(data, te.Offset)
+		return line(te.Offset - 1)
 	}
 	if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return lineOf(data, key)
+		key, _ = strconv.Unquote(key)
+		if tree, terr := jsontree.ParseDoc(name, data); terr == nil {
+			if n := tree.Root.Find(func(k string, _ *jsontree.Node) bool { return k == key }); n != nil {
+				return tree.Line(n)
+			}
+		}
 	}
-	return lineAt(data, dec.InputOffset())
-}
-
-// lineAt returns the 1-based line of byte offset off.
-func lineAt(data []byte, off int64) int {
-	off = min(max(off, 0), int64(len(data)))
-	return 1 + bytes.Count(data[:off], []byte("\n"))
-}
-
-// lineOf returns the line of the first occurrence of s, or 1.
-func lineOf(data []byte, s string) int {
-	if i := bytes.Index(data, []byte(s)); i >= 0 {
-		return lineAt(data, int64(i))
-	}
-	return 1
+	return line(dec.InputOffset())
 }
 
 // TextReading is one reading of a text transcript, with its line.

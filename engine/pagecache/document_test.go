@@ -1,6 +1,7 @@
 package pagecache
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,28 @@ func TestParseDocument(t *testing.T) {
 		_, err := ParseDocument("r.json", []byte(tt.doc))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ParseDocument(%s) = %v; want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestParseDocumentLines: a document's errors name the line of the value
+// they are about (from engine/jsontree), not the first line of the file.
+func TestParseDocumentLines(t *testing.T) {
+	const doc = `{
+  "format": "strataspec-residency/1",
+  "op": "%s",
+  "files": [
+    {"error": "x"},
+    {}
+  ]
+}`
+	for _, tt := range []struct{ op, want string }{
+		{"purge", `r.json:3: op "purge"`},
+		{"residency", "r.json:6: files[1] has 0 of reading, result and error"},
+	} {
+		_, err := ParseDocument("r.json", []byte(fmt.Sprintf(doc, tt.op)))
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("ParseDocument(op %s) = %v; want an error starting %q", tt.op, err, tt.want)
 		}
 	}
 }

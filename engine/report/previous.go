@@ -1,12 +1,12 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/jsontree"
 )
 
 // Statuses of a finding against a previous report.
@@ -93,9 +93,7 @@ func jsonPlace(name string, data []byte, err error) string {
 	if off < 1 || off > int64(len(data)) {
 		return name
 	}
-	before := data[:off-1]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := len(before) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	line, col := jsontree.NewLineIndex(data).Pos(int(off) - 1)
 	return fmt.Sprintf("%s:%d:%d", name, line, col)
 }
 
