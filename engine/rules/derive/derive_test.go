@@ -1,11 +1,14 @@
 package derive_test
 
 import (
-	"github.com/strataspec/strataspec/engine/rules/rulestest"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/analysis/analysistest"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/rules/derive"
+	"github.com/strataspec/strataspec/engine/rules/summary"
 	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,8 +44,8 @@ func TestDeriveFixtures(t *testing.T) {
 		want[7],
 	}...)
 	for _, name := range []string{"m5-v3", "m5"} {
-		fs := rulestest.Check(t, snaptest.Fixture(t, name), "derive")
-		if bad := rulestest.BySeverity(fs, finding.Fail); len(bad) > 0 {
+		fs := analysistest.Findings(t, snaptest.Fixture(t, name), derive.Derive)
+		if bad := analysistest.BySeverity(fs, finding.Fail); len(bad) > 0 {
 			t.Errorf("%s: derive fails: %v", name, bad)
 		}
 		want := want
@@ -50,7 +53,7 @@ func TestDeriveFixtures(t *testing.T) {
 			want = wantFixed
 		}
 		for _, w := range want {
-			if !rulestest.Has(fs, finding.Pass, w.id, w.text...) {
+			if !analysistest.Has(fs, finding.Pass, w.id, w.text...) {
 				t.Errorf("%s: no pass %s finding with %q in %v", name, w.id, w.text, fs)
 			}
 		}
@@ -60,48 +63,48 @@ func TestDeriveFixtures(t *testing.T) {
 func TestDeriveDetectsChanges(t *testing.T) {
 	tests := []struct {
 		name  string
-		edits []rulestest.Edit
+		edits []analysistest.Edit
 		id    string
 		want  []string
 	}{
 		{"KLD macro in the results",
-			[]rulestest.Edit{rulestest.Results(`"mean_kld_macro": 0.327365`, `"mean_kld_macro": 0.327366`)},
+			[]analysistest.Edit{analysistest.Results(`"mean_kld_macro": 0.327365`, `"mean_kld_macro": 0.327366`)},
 			"F04", []string{"KLD macro q2_0_moce0", "field mean_kld_macro", "0.327366", "recomputed 0.327365"}},
 		{"top-1 macro in the results",
-			[]rulestest.Edit{rulestest.Results(`"top1_pct_macro": 90.107`, `"top1_pct_macro": 90.117`)},
+			[]analysistest.Edit{analysistest.Results(`"top1_pct_macro": 90.107`, `"top1_pct_macro": 90.117`)},
 			"F04", []string{"KLD macro iq3_s", "field top1_pct_macro", "90.117"}},
 		{"KLD in one tail",
-			[]rulestest.Edit{rulestest.Results("kld: mean 0.375963,", "kld: mean 0.376963,")},
+			[]analysistest.Edit{analysistest.Results("kld: mean 0.375963,", "kld: mean 0.376963,")},
 			"F04", []string{"KLD macro q2_0_moce085", "run strata_tf_q2_0_moce085_ja", "field mean_kld", "0.376963"}},
 		{"miss reduction in the results",
-			[]rulestest.Edit{rulestest.Results(`"q2_0_moce085_vs_q2_0_moce0": 51.8`, `"q2_0_moce085_vs_q2_0_moce0": 51.9`)},
+			[]analysistest.Edit{analysistest.Results(`"q2_0_moce085_vs_q2_0_moce0": 51.8`, `"q2_0_moce085_vs_q2_0_moce0": 51.9`)},
 			"F05", []string{"q2_0_moce085_vs_q2_0_moce0", "runner 51.9", "1 − 40.6/84.3 = 51.84%"}},
 		{"misses in one tail",
-			[]rulestest.Edit{rulestest.Results("(40.6 misses/tok", "(40.7 misses/tok")},
+			[]analysistest.Edit{analysistest.Results("(40.6 misses/tok", "(40.7 misses/tok")},
 			"F05", []string{"q2_0_moce085_vs_iq3_s", "1 − 40.7/108.9"}},
 		{"pure_gpu in the results",
-			[]rulestest.Edit{rulestest.Results(`"pure_gpu_ms_per_tok": 56.29,`+"\n      \"mem_locked_gb\"", `"pure_gpu_ms_per_tok": 56.39,`+"\n      \"mem_locked_gb\"")},
+			[]analysistest.Edit{analysistest.Results(`"pure_gpu_ms_per_tok": 56.29,`+"\n      \"mem_locked_gb\"", `"pure_gpu_ms_per_tok": 56.39,`+"\n      \"mem_locked_gb\"")},
 			"F01", []string{"strata_metal_optimized_k256_q2_0_moce085", "field pure_gpu_ms_per_tok", "72.400 − 16.11"}},
 		{"llama_cpp per-65 value",
-			[]rulestest.Edit{rulestest.Results(`"whole_run_disk0_mb_per_65tok": 514.3`, `"whole_run_disk0_mb_per_65tok": 514.4`)},
+			[]analysistest.Edit{analysistest.Results(`"whole_run_disk0_mb_per_65tok": 514.3`, `"whole_run_disk0_mb_per_65tok": 514.4`)},
 			"F06", []string{"llama_cpp_patched field whole_run_disk0_mb_per_65tok", "514.4", "33,428.34 / 65", "514.3"}},
 		// From review: a null was read as 0 and shown as "".
 		{"null KLD macro",
-			[]rulestest.Edit{rulestest.Results(`"mean_kld_macro": 0.327365`, `"mean_kld_macro": null`)},
+			[]analysistest.Edit{analysistest.Results(`"mean_kld_macro": 0.327365`, `"mean_kld_macro": null`)},
 			"F04", []string{"KLD macro q2_0_moce0 field mean_kld_macro: runner null, recomputed 0.327365"}},
 		// From review: an unknown field was compared with 0.
 		{"unknown summary KLD field",
-			[]rulestest.Edit{rulestest.Results(`"top1_pct": 75.52`, `"top1_pct": 75.52, "top5_pct": 0`)},
+			[]analysistest.Edit{analysistest.Results(`"top1_pct": 75.52`, `"top1_pct": 75.52, "top5_pct": 0`)},
 			"F04", []string{"summary_comparison.kld.q2_0_moce0 field top5_pct: no known derivation"}},
 		{"llama disk0 in one tail",
-			[]rulestest.Edit{rulestest.Results("disk0 read 33,428.34 MB", "disk0 read 33,428.43 MB")},
+			[]analysistest.Edit{analysistest.Results("disk0 read 33,428.34 MB", "disk0 read 33,428.43 MB")},
 			"F06", []string{"prev_llama_patched.step4_ngl99_cmoe_decode field disk0_mb", "33,428.43"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := rulestest.Check(t, rulestest.Copy(t, "m5-v3", tt.edits...), "derive")
-			if !rulestest.Has(fs, finding.Fail, tt.id, tt.want...) {
-				t.Errorf("derive after %s: no fail %s finding naming %q; fails: %v", tt.name, tt.id, tt.want, rulestest.BySeverity(fs, finding.Fail))
+			fs := analysistest.Findings(t, analysistest.Copy(t, "m5-v3", tt.edits...), derive.Derive)
+			if !analysistest.Has(fs, finding.Fail, tt.id, tt.want...) {
+				t.Errorf("derive after %s: no fail %s finding naming %q; fails: %v", tt.name, tt.id, tt.want, analysistest.BySeverity(fs, finding.Fail))
 			}
 		})
 	}
@@ -110,11 +113,12 @@ func TestDeriveDetectsChanges(t *testing.T) {
 // The spec's settings decide: a changed derivation, rounding or id changes
 // the finding.
 func TestRunsSettingsDecide(t *testing.T) {
-	spec := rulestest.Spec
+	spec := analysistest.Spec
+	analyzerOf := map[string]*analysis.Analyzer{"derive": derive.Derive, "summary": summary.Summary}
 	tests := []struct {
 		name string
 		rule string
-		edit rulestest.Edit
+		edit analysistest.Edit
 		sev  finding.Severity
 		id   string
 		want []string
@@ -151,8 +155,8 @@ func TestRunsSettingsDecide(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := rulestest.Check(t, rulestest.Copy(t, "m5-v3", tt.edit), tt.rule)
-			if !rulestest.Has(fs, tt.sev, tt.id, tt.want...) {
+			fs := analysistest.Findings(t, analysistest.Copy(t, "m5-v3", tt.edit), analyzerOf[tt.rule])
+			if !analysistest.Has(fs, tt.sev, tt.id, tt.want...) {
 				t.Errorf("%s after %s: no %s %s finding naming %q in %v", tt.rule, tt.name, tt.sev, tt.id, tt.want, fs)
 			}
 		})
@@ -163,7 +167,7 @@ func TestRunsSettingsDecide(t *testing.T) {
 // not make sense stop the audit naming the spec's line.
 func TestRunsSettingsAbsentOrBad(t *testing.T) {
 	for _, rule := range []string{"summary", "derive"} {
-		root := rulestest.Copy(t, "m5-v3", rulestest.Spec("\n    \""+rule+"\": {", "\n    \"_"+rule+"\": {"))
+		root := analysistest.Copy(t, "m5-v3", analysistest.Spec("\n    \""+rule+"\": {", "\n    \"_"+rule+"\": {"))
 		rep, err := audit.Audit(root, rule)
 		require.NoError(t, err)
 		assert.Empty(t, rep.Findings, rule)
@@ -178,7 +182,7 @@ func TestRunsSettingsAbsentOrBad(t *testing.T) {
             "whole_run_disk0_mb_ub1024"`, `a divisor not below 0`},
 		{"derive", `"runs_key": "runs"`, `"runs_key": "runs", "extra": 1`, `unknown key "extra"`},
 	} {
-		root := rulestest.Copy(t, "m5-v3", rulestest.Spec(tt.old, tt.new))
+		root := analysistest.Copy(t, "m5-v3", analysistest.Spec(tt.old, tt.new))
 		_, err := audit.Audit(root, tt.rule)
 		if assert.Error(t, err, "%s with %q", tt.rule, tt.new) {
 			assert.Contains(t, err.Error(), tt.want)

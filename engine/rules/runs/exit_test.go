@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/strataspec/strataspec/engine/analysis"
+	"github.com/strataspec/strataspec/engine/analysis/analysistest"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
@@ -17,9 +16,13 @@ import (
 func exitFindings(t *testing.T, root string) (notApplied string, out []finding.Finding) {
 	t.Helper()
 	snap, err := archive.Load(root)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := analysis.NewDriver(snap).Run([]*analysis.Analyzer{Exit})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range res[0].Findings {
 		if f.Severity != finding.Pass {
 			out = append(out, f)
@@ -37,7 +40,9 @@ func TestExit(t *testing.T) {
 	results := filepath.Join(root, filepath.FromSlash(snaptest.ResultsFile))
 	b := snaptest.Read(t, results)
 	i := strings.Index(b, `"name": "strata_q2_0_moce085_prefill_1024tok"`)
-	require.Positive(t, i)
+	if i <= 0 {
+		t.Fatalf("i = %d; want > 0", i)
+	}
 	j := i + strings.Index(b[i:], `"exit_code": 0`)
 	snaptest.Write(t, results, b[:j]+`"exit_code": 134`+b[j+len(`"exit_code": 0`):])
 	_, fs := exitFindings(t, root)
@@ -48,15 +53,22 @@ func TestExit(t *testing.T) {
 	// A failed run no claim reads is a warning; a snapshot with no exit
 	// status at all is not checked, and says so.
 	dir := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "runs"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "runs", "a.log"), []byte("x\n"), 0o644))
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "runs", "a.log"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	na, _ := exitFindings(t, dir)
 	if na == "" {
 		t.Errorf("runs.exit on logs without exit status applied; want not applied")
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "runs", "a.json"), []byte(`{"exit_code": 1}`), 0o644))
-	_, fs = exitFindings(t, dir)
-	if len(fs) != 1 || fs[0].Severity != finding.Warn {
-		t.Errorf("runs.exit with an unread failed run = %v; want one warning", fs)
+}
+
+// TestExitWant: the cases in testdata, each with the findings it wants
+// beside it (analysistest.RunWant).
+func TestExitWant(t *testing.T) {
+	for _, c := range []string{"unread-failed"} {
+		t.Run(c, func(t *testing.T) { analysistest.RunWant(t, filepath.Join("testdata", c), Exit) })
 	}
 }

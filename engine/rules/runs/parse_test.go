@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
@@ -18,14 +16,18 @@ import (
 func corpusLog(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(snaptest.Root(), "engine", "llamacpp", "testdata", "corpus", "ci-2024-09-b3761-llama-cli.log"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return string(b)
 }
 
 func TestParseFindings(t *testing.T) {
 	whole := corpusLog(t)
 	i := strings.Index(whole, "llama_perf")
-	require.Positive(t, i, "the corpus log has its perf lines")
+	if i <= 0 {
+		t.Fatalf("i = %d; want > 0: the corpus log has its perf lines", i)
+	}
 	cut := whole[:i]
 	tests := []struct {
 		name    string
@@ -42,15 +44,25 @@ func TestParseFindings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			require.NoError(t, os.MkdirAll(filepath.Join(dir, "runs"), 0o755))
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "runs", "r.log"), []byte(tt.log), 0o644))
+			if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "runs", "r.log"), []byte(tt.log), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			if tt.sidecar != "" {
-				require.NoError(t, os.WriteFile(filepath.Join(dir, "runs", "r.json"), []byte(tt.sidecar), 0o644))
+				if err := os.WriteFile(filepath.Join(dir, "runs", "r.json"), []byte(tt.sidecar), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			snap, err := archive.Load(dir)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			res, err := analysis.NewDriver(snap).Run([]*analysis.Analyzer{Parse})
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var got []string
 			for _, f := range res[0].Findings {
 				if f.Severity != finding.Pass {

@@ -1,20 +1,21 @@
 package summary_test
 
 import (
-	"github.com/strataspec/strataspec/engine/rules/rulestest"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/analysis/analysistest"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/rules/summary"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 func TestSummaryFixtures(t *testing.T) {
 	for _, name := range []string{"m5-v3", "m5"} {
-		fs := rulestest.Check(t, snaptest.Fixture(t, name), "summary")
-		if bad := rulestest.BySeverity(fs, finding.Fail); len(bad) > 0 {
+		fs := analysistest.Findings(t, snaptest.Fixture(t, name), summary.Summary)
+		if bad := analysistest.BySeverity(fs, finding.Fail); len(bad) > 0 {
 			t.Errorf("%s: summary fails: %v", name, bad)
 		}
 		for _, want := range []struct {
@@ -27,7 +28,7 @@ func TestSummaryFixtures(t *testing.T) {
 			{"F03", []string{"strata_q2_0_moce0_short_43tok", "exact"}},
 			{"F01", []string{"summary_comparison: 0 mismatches"}},
 		} {
-			if !rulestest.Has(fs, finding.Pass, want.id, want.text...) {
+			if !analysistest.Has(fs, finding.Pass, want.id, want.text...) {
 				t.Errorf("%s: no pass %s finding with %q in %v", name, want.id, want.text, fs)
 			}
 		}
@@ -37,36 +38,36 @@ func TestSummaryFixtures(t *testing.T) {
 func TestSummaryDetectsChanges(t *testing.T) {
 	tests := []struct {
 		name  string
-		edits []rulestest.Edit
+		edits []analysistest.Edit
 		id    string
 		want  []string // in one fail message
 	}{
 		{"one number in one tail",
-			[]rulestest.Edit{rulestest.Results("decode: 64 tok in 4733.73 ms (13.52 tok/s)", "decode: 64 tok in 4733.73 ms (13.53 tok/s)")},
+			[]analysistest.Edit{analysistest.Results("decode: 64 tok in 4733.73 ms (13.52 tok/s)", "decode: 64 tok in 4733.73 ms (13.53 tok/s)")},
 			"F02", []string{"run strata_metal_optimized_k256_q2_0_moce085", "field decode_tok_s", "13.52", "13.53"}},
 		{"one perf value",
-			[]rulestest.Edit{rulestest.Results(`"init_ms": 418.56,`+"\n      \"fill_gb\"", `"init_ms": 418.57,`+"\n      \"fill_gb\"")},
+			[]analysistest.Edit{analysistest.Results(`"init_ms": 418.56,`+"\n      \"fill_gb\"", `"init_ms": 418.57,`+"\n      \"fill_gb\"")},
 			"F01", []string{"run strata_iq3_s_short_43tok", "field init_ms", "418.57", "418.56"}},
 		{"pure_gpu beyond rounding",
-			[]rulestest.Edit{rulestest.Results("T1 GPU 71.712 ms/tok", "T1 GPU 71.722 ms/tok")},
+			[]analysistest.Edit{analysistest.Results("T1 GPU 71.712 ms/tok", "T1 GPU 71.722 ms/tok")},
 			"F01", []string{"run strata_q2_0_moce085_prefill_1024tok", "field pure_gpu_ms_per_tok", "57.61", "57.622"}},
 		{"summary_comparison row",
-			[]rulestest.Edit{rulestest.Results(`"misses_per_tok": 108.9,`+"\n        \"miss_mb_per_tok\"", `"misses_per_tok": 109.9,`+"\n        \"miss_mb_per_tok\"")},
+			[]analysistest.Edit{analysistest.Results(`"misses_per_tok": 108.9,`+"\n        \"miss_mb_per_tok\"", `"misses_per_tok": 109.9,`+"\n        \"miss_mb_per_tok\"")},
 			"F01", []string{"run strata_iq3_s_short_43tok", "field misses_per_tok", "summary_comparison.speed_43tok[2]", "109.9"}},
 		{"tail missing a required line",
-			[]rulestest.Edit{rulestest.Results(`prompt_region(false): phys_footprint 4.73 GB -> 4.67 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`, `decode: [16/64] 13.27`)},
+			[]analysistest.Edit{analysistest.Results(`prompt_region(false): phys_footprint 4.73 GB -> 4.67 GB, resident_size 7.65 GB -> 7.60 GB\ndecode: [16/64] 13.27`, `decode: [16/64] 13.27`)},
 			"F01", []string{"run strata_q2_0_moce085_prefill_1024tok", `missing required line "prompt_region(false):"`}},
 		{"malformed tail line",
-			[]rulestest.Edit{rulestest.Results("cache: hit 63.86% arena", "cache: hit 63.86 arena")},
+			[]analysistest.Edit{analysistest.Results("cache: hit 63.86% arena", "cache: hit 63.86 arena")},
 			"F01", []string{"run strata_q2_0_moce0_short_43tok", "tail line", `malformed "cache:" line`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := rulestest.Check(t, rulestest.Copy(t, "m5-v3", tt.edits...), "summary")
-			if !rulestest.Has(fs, finding.Fail, tt.id, tt.want...) {
-				t.Errorf("summary after %s: no fail %s finding naming %q; fails: %v", tt.name, tt.id, tt.want, rulestest.BySeverity(fs, finding.Fail))
+			fs := analysistest.Findings(t, analysistest.Copy(t, "m5-v3", tt.edits...), summary.Summary)
+			if !analysistest.Has(fs, finding.Fail, tt.id, tt.want...) {
+				t.Errorf("summary after %s: no fail %s finding naming %q; fails: %v", tt.name, tt.id, tt.want, analysistest.BySeverity(fs, finding.Fail))
 			}
-			for _, f := range rulestest.BySeverity(fs, finding.Fail) {
+			for _, f := range analysistest.BySeverity(fs, finding.Fail) {
 				if f.File == "" || (f.Line == 0 && !strings.Contains(f.Message, "missing required line")) {
 					t.Errorf("fail finding without a place: %v", f)
 				}
@@ -77,7 +78,7 @@ func TestSummaryDetectsChanges(t *testing.T) {
 
 func TestSummaryNoPerf(t *testing.T) {
 	// Removing a run's perf dict is caught, naming the run.
-	root := rulestest.Copy(t, "m5-v3")
+	root := analysistest.Copy(t, "m5-v3")
 	p := filepath.Join(root, filepath.FromSlash(snaptest.ResultsFile))
 	s := snaptest.Read(t, p)
 	i := strings.Index(s, `    "strata_tf_q2_0_moce085_ja": {`)
@@ -91,9 +92,9 @@ func TestSummaryNoPerf(t *testing.T) {
 	j += i + len("    }")
 	s = strings.TrimSuffix(s[:i], ",\n") + "\n" + strings.TrimPrefix(s[j:], ",")
 	snaptest.Write(t, p, s)
-	fs := rulestest.Check(t, root, "summary")
-	if !rulestest.Has(fs, finding.Fail, "F01", "run strata_tf_q2_0_moce085_ja has no perf dict") {
-		t.Errorf("no fail naming the run without perf: %v", rulestest.BySeverity(fs, finding.Fail))
+	fs := analysistest.Findings(t, root, summary.Summary)
+	if !analysistest.Has(fs, finding.Fail, "F01", "run strata_tf_q2_0_moce085_ja has no perf dict") {
+		t.Errorf("no fail naming the run without perf: %v", analysistest.BySeverity(fs, finding.Fail))
 	}
 }
 
@@ -104,7 +105,7 @@ func TestSummaryUnknownRun(t *testing.T) {
 		{"per-run dict", `"strata_iq3_s_short_43tok": {`, `"strata_iq3_s_short_43tokX": {`, `perf.strata_iq3_s_short_43tokX: no run named "strata_iq3_s_short_43tokX"`},
 		{"summary row", `"run": "strata_iq3_s_short_43tok",`, `"run": "strata_iq3_s_short_43tokX",`, `summary_comparison.speed_43tok[2]: no run named`},
 	} {
-		root := rulestest.Copy(t, "m5-v3", rulestest.Results(tt.old, tt.new))
+		root := analysistest.Copy(t, "m5-v3", analysistest.Results(tt.old, tt.new))
 		_, err := audit.Audit(root, "summary")
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), snaptest.ResultsFile+":") {
 			t.Errorf("%s: audit.Audit(summary) = %v; want an error at %s containing %q", tt.name, err, snaptest.ResultsFile, tt.want)

@@ -1,18 +1,17 @@
-// Package rulestest runs rules over edited copies of the fixture
-// snapshots, for the tests of the rule families: copy a fixture, change a
-// file of it, audit it with one rule, and look for a finding. It is a test
-// helper, imported only from _test.go files outside engine/audit.
-package rulestest
+package analysistest
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
+
+// Edited copies of the fixtures, for the cases a testdata snapshot would
+// repeat a whole fixture for: copy a fixture, change a file of it, run one
+// analyzer over it (Findings), and look for a finding.
 
 // Edit replaces Old with New exactly once in File, a slash path relative
 // to the snapshot root.
@@ -32,17 +31,6 @@ func Copy(t testing.TB, name string, edits ...Edit) string {
 		snaptest.Edit(t, filepath.Join(dst, filepath.FromSlash(e.File)), e.Old, e.New)
 	}
 	return dst
-}
-
-// Check audits the snapshot at root with the rules ruleList selects and
-// returns the findings, failing the test on an error.
-func Check(t testing.TB, root, ruleList string) []finding.Finding {
-	t.Helper()
-	rep, err := audit.Audit(root, ruleList)
-	if err != nil {
-		t.Fatalf("audit.Audit(%q, %q): %v", root, ruleList, err)
-	}
-	return rep.Findings
 }
 
 // BySeverity returns the findings of a severity.
