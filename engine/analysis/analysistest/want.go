@@ -2,7 +2,7 @@ package analysistest
 
 import (
 	"fmt"
-	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/snapfs"
 )
 
 // An expectation is one line of a .want file: a finding the analyzer must
@@ -82,7 +83,11 @@ func match(want []expectation, used []bool, f finding.Finding) int {
 // the file and the line.
 func readWant(t *testing.T, file string) []expectation {
 	t.Helper()
-	b, err := os.ReadFile(file)
+	fsys, err := snapfs.Open(filepath.Dir(file)) // testdata, read as every file is: confined
+	if err != nil {
+		t.Fatalf("analysistest: %v", err)
+	}
+	b, err := fsys.ReadFile(filepath.Base(file), snapfs.LimitText)
 	if err != nil {
 		t.Fatalf("analysistest: %v", err)
 	}
