@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/strataspec/strataspec/engine/gguf"
@@ -72,8 +73,21 @@ func run(stdout, stderr io.Writer, args []string) int {
 // MaxTF is the largest token file read: a million ids take about 7 MB.
 const MaxTF = 64 << 20
 
-// readVocab reads the vocabulary of the GGUF file at path.
+// readVocab reads the vocabulary at path: a GGUF file (its header only),
+// or an id → piece table, .tsv or .json (engine/tf.ReadVocab).
 func readVocab(path string) (*gguf.Vocab, error) {
+	if ext := filepath.Ext(path); ext == ".tsv" || ext == ".json" {
+		fh, _, err := openRegular(path, MaxTF)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		data, err := io.ReadAll(io.LimitReader(fh, MaxTF+1))
+		if err != nil {
+			return nil, err
+		}
+		return tf.ReadVocab(path, data)
+	}
 	fh, size, err := openRegular(path, -1)
 	if err != nil {
 		return nil, err

@@ -65,3 +65,24 @@ func TestDecodeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeTSVVocab decodes m5-shapes' token file with its TSV vocabulary
+// subset and m5-v3's same file with the GGUF vocabulary the subset was
+// written from: the decoded turns must be the same.
+func TestDecodeTSVVocab(t *testing.T) {
+	fix := filepath.Join("..", "..", "fixtures")
+	decoded := func(vocab, ids string) string {
+		var out, errb bytes.Buffer
+		if code := run(&out, &errb, []string{"-vocab", vocab, ids}); code != 0 {
+			t.Fatalf("run(-vocab %s %s) = %d; stderr %s", vocab, ids, code, errb.String())
+		}
+		_, rest, _ := strings.Cut(out.String(), "\n") // the first line names the file
+		return rest
+	}
+	const tfFile = "data/m5_val_prompts/eval_tf_96tok_ja.txt"
+	tsv := decoded(filepath.Join(fix, "m5-shapes", "data", "vocab-subset.tsv"), filepath.Join(fix, "m5-shapes", filepath.FromSlash(tfFile)))
+	gguf := decoded(filepath.Join(fix, "m5-v3", "data", "vocab-synthetic-chatml.gguf"), filepath.Join(fix, "m5-v3", filepath.FromSlash(tfFile)))
+	if tsv != gguf || !strings.Contains(tsv, "scored ids 32–95") {
+		t.Errorf("decoded with the TSV subset:\n%s\nwith the GGUF:\n%s\nwant the same layout and text", tsv, gguf)
+	}
+}
