@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/stretchr/testify/require"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
@@ -39,10 +38,16 @@ func TestRecordFieldMetrics(t *testing.T) {
 	spec := `{"results": [{"file": "runs.jsonl", "fields": {"name": "id", "argv": "argv", "tail": "log",
   "metrics": {"vm.swapout_mib": {"name": "swapout_mib", "unit": "MiB"}, "vm.min_avail_gib": {"name": "min_avail_gib", "unit": "GiB"}}}}]}`
 	runs := `{"id": "a", "argv": ["x"], "log": "", "vm": {"swapout_mib": 0.0, "min_avail_gib": 3.21}}` + "\n"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "strataspec.json"), []byte(spec), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "runs.jsonl"), []byte(runs), 0o644))
+	if err := os.WriteFile(filepath.Join(dir, "strataspec.json"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "runs.jsonl"), []byte(runs), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	snap, err := archive.Load(dir)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ms := ParseRun(snap.Spec, snap.Run("a"))
 	for name, want := range map[string]string{"swapout_mib": "0.0 MiB", "min_avail_gib": "3.21 GiB"} {
 		m, ok := ms.Get(name)

@@ -8,25 +8,41 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/require"
 )
 
 func TestReadFileConfined(t *testing.T) {
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret.txt")
-	require.NoError(t, os.WriteFile(secret, []byte("SECRET-hunter2\n"), 0o644))
+	if err := os.WriteFile(secret, []byte("SECRET-hunter2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	root := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(root, "ok.txt"), []byte("hello"), 0o644))
-	require.NoError(t, os.Symlink(secret, filepath.Join(root, "abs-link")))
-	require.NoError(t, os.Symlink("../"+filepath.Base(outside)+"/secret.txt", filepath.Join(root, "rel-link")))
-	require.NoError(t, os.Symlink("ok.txt", filepath.Join(root, "inside-link")))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644))
-	require.NoError(t, os.Mkdir(filepath.Join(root, "dir"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(root, "big"), make([]byte, 100), 0o644))
+	if err := os.WriteFile(filepath.Join(root, "ok.txt"), []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(root, "abs-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../"+filepath.Base(outside)+"/secret.txt", filepath.Join(root, "rel-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("ok.txt", filepath.Join(root, "inside-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "big"), make([]byte, 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	fsys, err := Open(root)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer fsys.Close()
 
 	tests := []struct {
@@ -126,11 +142,19 @@ func TestMatchPath(t *testing.T) {
 func TestGlobRefusals(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(outside, "x.log"), []byte("x"), 0o644))
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "runs"), 0o755))
-	require.NoError(t, os.Symlink(outside, filepath.Join(root, "runs", "sub")))
+	if err := os.WriteFile(filepath.Join(outside, "x.log"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "runs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "runs", "sub")); err != nil {
+		t.Fatal(err)
+	}
 	fsys, err := Open(root)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer fsys.Close()
 	for _, p := range []string{"runs/**/[.log", "runs/[.log"} {
 		if _, err := fsys.Glob(p); err == nil {
@@ -151,18 +175,36 @@ func TestGlobRefusals(t *testing.T) {
 func TestWriteFileNeverThroughALink(t *testing.T) {
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret.txt")
-	require.NoError(t, os.WriteFile(secret, []byte("SECRET-hunter2\n"), 0o644))
+	if err := os.WriteFile(secret, []byte("SECRET-hunter2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	root := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(root, "ok.txt"), []byte("old"), 0o644))
-	require.NoError(t, os.Symlink(secret, filepath.Join(root, "abs-link")))
-	require.NoError(t, os.WriteFile(filepath.Join(root, "target.txt"), []byte("old"), 0o644))
-	require.NoError(t, os.Symlink("target.txt", filepath.Join(root, "inside-link")))
-	require.NoError(t, os.Symlink(outside, filepath.Join(root, "dir-link")))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644))
-	require.NoError(t, os.Mkdir(filepath.Join(root, "dir"), 0o755))
+	if err := os.WriteFile(filepath.Join(root, "ok.txt"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(root, "abs-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "target.txt"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("target.txt", filepath.Join(root, "inside-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "dir-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	fsys, err := Open(root)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer fsys.Close()
 	for _, tt := range []struct {
 		rel    string
@@ -223,9 +265,13 @@ func TestWriteFileNeverThroughALink(t *testing.T) {
 
 func TestReadFileDanglingLink(t *testing.T) {
 	root := t.TempDir()
-	require.NoError(t, os.Symlink("gone.log", filepath.Join(root, "run.log")))
+	if err := os.Symlink("gone.log", filepath.Join(root, "run.log")); err != nil {
+		t.Fatal(err)
+	}
 	fsys, err := Open(root)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer fsys.Close()
 	_, err = fsys.ReadFile("run.log", 100)
 	if want := "run.log: a symbolic link that leads nowhere"; err == nil || !strings.HasPrefix(err.Error(), want) {
@@ -235,14 +281,26 @@ func TestReadFileDanglingLink(t *testing.T) {
 
 func TestGlobRefusesALinkOut(t *testing.T) {
 	outside := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(outside, "evil.py"), []byte("X = 'SECRET-hunter2'\n"), 0o644))
+	if err := os.WriteFile(filepath.Join(outside, "evil.py"), []byte("X = 'SECRET-hunter2'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	root := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "scripts"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(root, "scripts", "run.py"), []byte("x = 1\n"), 0o644))
-	require.NoError(t, os.Symlink(outside, filepath.Join(root, "scripts", "linked")))
-	require.NoError(t, os.Symlink(outside, filepath.Join(root, "elsewhere")))
+	if err := os.MkdirAll(filepath.Join(root, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "scripts", "run.py"), []byte("x = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "scripts", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "elsewhere")); err != nil {
+		t.Fatal(err)
+	}
 	fsys, err := Open(root)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer fsys.Close()
 	for _, tt := range []struct {
 		pattern string
