@@ -1,10 +1,12 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -239,6 +241,76 @@ func TestLlamaCppRealSingleRuns(t *testing.T) {
 	for _, f := range findingsOf(realFindings(t, "compare.significance", nil), "compare.significance", "single") {
 		if f.Severity != finding.Pass || !strings.Contains(f.Message, "caveat single-runs") {
 			t.Errorf("compare.significance on the stated pair: %s %s; want pass under caveat single-runs", f.Severity, f.Message)
+		}
+	}
+}
+
+// A llama.cpp-only folder: the strata rules, whose settings its spec file
+// does not give, did not apply, and the text report says so on one line
+// naming them; the JSON report keeps every rule's own reason.
+func TestLlamaCppRealNotApplied(t *testing.T) {
+	r, err := audit.Audit(snaptest.Fixture(t, "llamacpp-real"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js strings.Builder
+	if err := r.Write(&text, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Write(&js, "json"); err != nil {
+		t.Fatal(err)
+	}
+	// each "did not apply" entry, its wrapped lines (indented) joined
+	var lines []string
+	entry := false
+	for _, l := range strings.Split(text.String(), "\n") {
+		switch {
+		case strings.HasPrefix(l, "did not apply: "):
+			lines, entry = append(lines, l), true
+		case entry && strings.HasPrefix(l, "  "):
+			lines[len(lines)-1] += " " + strings.TrimSpace(l)
+		default:
+			entry = false
+		}
+	}
+	strata := []string{"arena", "cache.residency", "code", "derive", "kld", "memory", "parity", "scratch", "selftest", "summary", "tf"}
+	var folded []string
+	for _, l := range lines {
+		if strings.Contains(l, "no settings for them in the spec file") {
+			folded = append(folded, l)
+		}
+	}
+	if len(folded) != 1 {
+		t.Fatalf("text report: %d folded \"did not apply\" lines; want 1; lines: %q", len(folded), lines)
+	}
+	head, _, _ := strings.Cut(strings.TrimPrefix(folded[0], "did not apply: "), " (no settings")
+	named := map[string]bool{}
+	for _, rule := range strings.Split(head, ", ") {
+		named[rule] = true
+	}
+	for _, rule := range strata {
+		if !named[rule] {
+			t.Errorf("text report: the folded line %q does not name %s", head, rule)
+		}
+		if slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "did not apply: "+rule+" (") }) {
+			t.Errorf("text report: %s has a line of its own as well", rule)
+		}
+	}
+	var doc struct {
+		Summary struct {
+			NotApplied []struct{ Rule, Reason string } `json:"not_applied"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, na := range doc.Summary.NotApplied {
+		reasons[na.Rule] = na.Reason
+	}
+	for _, rule := range strata {
+		if !strings.Contains(reasons[rule], "strataspec.json") {
+			t.Errorf("JSON report: %s's reason = %q; want its own, naming strataspec.json", rule, reasons[rule])
 		}
 	}
 }

@@ -50,12 +50,19 @@ type RuleInfo struct {
 	// says why.
 	Applied bool
 	Reason  string
+	// Unconfigured marks a rule that did not apply for want of settings
+	// the checkout's spec file does not give (a strata rule in a folder of
+	// llama.cpp logs): the text report lists such rules on one line.
+	Unconfigured bool
 }
 
 // NotApplied is a rule that did not apply to the snapshot, and why.
 type NotApplied struct {
 	Rule   string `json:"rule"`
 	Reason string `json:"reason"`
+	// Unconfigured is RuleInfo.Unconfigured (not in the JSON report, which
+	// gives every rule's reason).
+	Unconfigured bool `json:"-"`
 }
 
 // Summary counts findings by severity and lists the rules that ran.
@@ -104,7 +111,7 @@ func NewWithRules(root string, rules []RuleInfo, findings []finding.Finding) *Re
 		if ri.Applied {
 			r.Summary.Applied = append(r.Summary.Applied, ri.Name)
 		} else {
-			r.Summary.NotApplied = append(r.Summary.NotApplied, NotApplied{Rule: ri.Name, Reason: ri.Reason})
+			r.Summary.NotApplied = append(r.Summary.NotApplied, NotApplied{Rule: ri.Name, Reason: ri.Reason, Unconfigured: ri.Unconfigured})
 		}
 	}
 	fails, warns := map[string]bool{}, map[string]bool{}

@@ -148,8 +148,8 @@ func (r *Report) writeText(w io.Writer, o Options) error {
 		fix:  func(fl fixLine) string { return "- " + clean(fl.covers()) + ": " + clean(fl.Fix) },
 	})
 	ew.printf("\n%s", wrap(passLine(d.Passes, r.Summary.Pass, o.Verbose), o.Width, "", "  "))
-	for _, na := range d.NotApplied {
-		ew.printf("%s", wrap(fmt.Sprintf("%s (%s)", clean(na.Rule), clean(na.Reason)), o.Width, "did not apply: ", "  "))
+	for _, line := range notAppliedLines(d.NotApplied, o.Verbose) {
+		ew.printf("%s", wrap(line, o.Width, "did not apply: ", "  "))
 	}
 	for _, i := range r.Info {
 		ew.printf("%s", wrap(clean(i), o.Width, "info: ", "  "))
@@ -244,4 +244,28 @@ func writeColumns(ew *errWriter, indent string, rows [][]string) {
 		}
 		ew.printf("%s\n", strings.TrimRight(b.String(), " "))
 	}
+}
+
+// notAppliedLines are the text report's "did not apply" lines: one a rule,
+// "rule (reason)", but two or more rules the spec file gives no settings
+// for (Unconfigured) are one line naming them all, unless verbose asks for
+// each reason.
+func notAppliedLines(nas []NotApplied, verbose bool) []string {
+	var unconf, rest []string
+	for _, na := range nas {
+		if na.Unconfigured {
+			unconf = append(unconf, clean(na.Rule))
+		}
+	}
+	folded := len(unconf) >= 2 && !verbose
+	for _, na := range nas {
+		if !folded || !na.Unconfigured {
+			rest = append(rest, fmt.Sprintf("%s (%s)", clean(na.Rule), clean(na.Reason)))
+		}
+	}
+	if !folded {
+		return rest
+	}
+	one := strings.Join(unconf, ", ") + " (no settings for them in the spec file; -v gives what each needs)"
+	return append([]string{one}, rest...)
 }

@@ -279,3 +279,27 @@ func TestGateFailNotATableRow(t *testing.T) {
 	assert.NotContains(t, out, "unsourced numbers:")
 	assert.Contains(t, out, "plan.unsourced PLAN.claims: the claims table declares no claim section")
 }
+
+// TestNotAppliedLines: rules the spec file gives no settings for are one
+// line, unless -v asks for each reason or only one rule is such.
+func TestNotAppliedLines(t *testing.T) {
+	arena := NotApplied{Rule: "arena", Reason: "no arena settings in strataspec.json", Unconfigured: true}
+	tf := NotApplied{Rule: "tf", Reason: "strataspec.json: no teacher-forcing files", Unconfigured: true}
+	sig := NotApplied{Rule: "compare.significance", Reason: "no claims row compares two runs' metrics"}
+	const folded = "arena, tf (no settings for them in the spec file; -v gives what each needs)"
+	for _, tt := range []struct {
+		in      []NotApplied
+		verbose bool
+		want    []string
+	}{
+		{[]NotApplied{arena, sig, tf}, false, []string{folded, "compare.significance (no claims row compares two runs' metrics)"}},
+		{[]NotApplied{arena, sig, tf}, true, []string{"arena (no arena settings in strataspec.json)", "compare.significance (no claims row compares two runs' metrics)", "tf (strataspec.json: no teacher-forcing files)"}},
+		{[]NotApplied{sig, tf}, false, []string{"compare.significance (no claims row compares two runs' metrics)", "tf (strataspec.json: no teacher-forcing files)"}},
+		{nil, false, nil},
+	} {
+		got := notAppliedLines(tt.in, tt.verbose)
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("notAppliedLines(%v, verbose %v) = %q; want %q", tt.in, tt.verbose, got, tt.want)
+		}
+	}
+}
