@@ -24,6 +24,9 @@ type Label struct {
 	Value string // "0.85", "1024"; "" for a model identifier
 	Text  string // as written: "MoCE=0.85", "-ub 1024", "Q2_0"
 	Col   int    // 1-based byte column of Text
+	// InParens is set for a label inside parentheses, "23.42 GiB (IQ3_S)",
+	// "(K=256, MoCE=0.85)": it qualifies what comes before it.
+	InParens bool
 }
 
 var (
@@ -64,6 +67,10 @@ func Labels(text string) []Label {
 		i = e
 	}
 	sortLabels(out)
+	for i := range out {
+		at := out[i].Col - 1
+		out[i].InParens = strings.LastIndexByte(text[:at], '(') > strings.LastIndexByte(text[:at], ')')
+	}
 	return out
 }
 

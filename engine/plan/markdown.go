@@ -34,6 +34,7 @@ type reader struct {
 	items  []item    // ordered-list items, in order
 	labels []item    // bold item labels, in order
 	depth  int       // lists open around the block being walked
+	prose  [][2]int  // 0-based first and last line of each paragraph and list item text
 }
 
 // visLine collects what one line renders as.
@@ -175,6 +176,7 @@ func parseMarkdown(d *Doc) {
 		d.Lines[i].segs = v.segs
 		d.Lines[i].spans = v.spans
 	}
+	r.d.splitSentences(r.prose)
 	r.sections()
 }
 
@@ -435,6 +437,13 @@ func (r *reader) span(n ast.Node) (int, int) {
 func (r *reader) inlines(n ast.Node) {
 	if p, ok := n.(*ast.Paragraph); ok {
 		r.boldLabel(p)
+	}
+	switch n.(type) {
+	case *ast.Paragraph, *ast.TextBlock:
+		// prose, split into sentences once its lines are rendered
+		if ls := n.Lines(); ls.Len() > 0 {
+			r.prose = append(r.prose, [2]int{r.lineOf(ls.At(0).Start), r.lineOf(ls.At(ls.Len() - 1).Start)})
+		}
 	}
 	ln := r.last
 	if p := n.Pos(); p >= 0 {

@@ -30,6 +30,8 @@ type Doc struct {
 	// beside a number. The gate fails each one in a claim section.
 	Hidden []*Error
 	Notes  []string // what reading set aside ("file:1: a UTF-8 byte order mark … is ignored")
+
+	sentences []Sentence // the prose's sentences, in order (SentenceAt)
 }
 
 // bom is the UTF-8 byte order mark some editors write at the start of a
@@ -131,6 +133,19 @@ func (l Line) CodeSpans() []Span {
 		return nil
 	}
 	return l.spans
+}
+
+// InCodeSpan reports whether the 1-based column col of Text is inside one
+// of the line's code spans (after its opening backtick, up to its last
+// byte of content).
+func (l Line) InCodeSpan(col int) bool {
+	for _, sp := range l.spans {
+		end := strings.Index(l.Text[sp.Col-1:], sp.Text)
+		if end >= 0 && col > sp.Col && col <= sp.Col+end+len(sp.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // Section is a Markdown heading and the lines under it, up to the next

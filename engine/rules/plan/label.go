@@ -18,7 +18,7 @@ import (
 
 // Label is rule plan.label.
 var Label = newAnalyzer("plan.label",
-	"the settings (MoCE=0.85), flags (-ub 1024) and model identifiers (Q2_0, K256) on a claim's line agree with the configuration "+
+	"the settings (MoCE=0.85), flags (-ub 1024) and model identifiers (Q2_0, K256) in a claim's sentence agree with the configuration "+
 		"(argv, environment, model file) of the runs its numbers are bound to",
 	true, planLabel)
 
@@ -109,10 +109,11 @@ func dedupeConfigs(runs []string, cfg []runLabels) ([]string, []runLabels) {
 	return r2, c2
 }
 
-// recordLabels is the configuration of a record as printed beside the
-// metrics a row reads from it (route_parity's K and moce); ok is false when
-// those metrics print none.
-func recordLabels(ms *tail.Metrics, row *claims.Row) (runLabels, bool) {
+// recordLabels is the configuration of a record: its recorded argv and
+// environment (rec, nil when unknown; STRATA_METAL_MATH=fast), and what was
+// printed beside the metrics a row reads from it (route_parity's K and
+// moce); ok is false when it has none.
+func recordLabels(rec *archive.Record, ms *tail.Metrics, row *claims.Row) (runLabels, bool) {
 	if ms == nil {
 		return runLabels{}, false
 	}
@@ -121,6 +122,9 @@ func recordLabels(ms *tail.Metrics, row *claims.Row) (runLabels, bool) {
 		read[m] = true
 	}
 	rl := runLabels{settings: map[string]string{}, spelled: map[string]string{}}
+	if rec != nil {
+		rl = labelsOf(&archive.Run{Cmd: rec.Cmd, Env: rec.Env}, nil)
+	}
 	for _, m := range ms.List {
 		if !read[m.Name] {
 			continue
@@ -164,56 +168,160 @@ func labelGroup(lb planmd.Label) string {
 	return "setting:" + labelKey(lb.Name)
 }
 
-func planLabel(pc *check) []finding.Finding {
-	const rule = "plan.label"
-	// the bound quotes of each plan line
-	byLine := map[int][]gate.Binding{}
-	for _, b := range pc.Result.Bindings {
-		if b.Token.Line > 0 && b.Status != gate.Stale {
-			byLine[b.Token.Line] = append(byLine[b.Token.Line], b)
+// where names a sentence in a finding: "on this line" for one on one line,
+// "in this sentence" for one that wraps.
+func where(s planmd.Sentence) string {
+	if first, last := s.Lines(); first != last {
+		return "in this sentence"
+	}
+	return "on this line"
+}
+
+// whose is where's possessive: "this line's", "this sentence's".
+func whose(s planmd.Sentence) string {
+	if first, last := s.Lines(); first != last {
+		return "this sentence's"
+	}
+	return "this line's"
+}
+
+// posLabel is a label of the plan with its line.
+type posLabel struct {
+	planmd.Label
+	line int
+}
+
+func (lb posLabel) pos() planmd.Pos { return planmd.Pos{Line: lb.line, Col: lb.Col} }
+
+// sentenceLabels returns the labels written in sentence s (planmd's
+// sentences: a wrapped sentence's labels on every line of it), in order.
+func sentenceLabels(doc *planmd.Doc, s planmd.Sentence) []posLabel {
+	var out []posLabel
+	first, last := s.Lines()
+	for ln := first; ln <= last; ln++ {
+		for _, lb := range planmd.Labels(doc.Lines[ln-1].Text) {
+			if p := (posLabel{lb, ln}); s.Contains(p.pos()) {
+				out = append(out, p)
+			}
 		}
 	}
-	lines := make([]int, 0, len(byLine))
-	for ln := range byLine {
-		lines = append(lines, ln)
+	return out
+}
+
+// labelsLead reports, per label group, whether the group's labels come
+// before the numbers they qualify in the sentence ("Q2_0 3.66–6.44 GB/s,
+// IQ3_S 6.10–7.07 GB/s"): the group's first label is before the first bound
+// number. Otherwise they follow them ("14.3 tok/s at -ub 1024, 21.7 at -ub
+// 2048").
+func labelsLead(labels []posLabel, bound []gate.Binding) map[string]bool {
+	var first planmd.Pos
+	for _, b := range bound {
+		if at := (planmd.Pos{Line: b.Token.Line, Col: b.Token.Col}); first.Line == 0 || at.Before(first) {
+			first = at
+		}
 	}
-	sort.Ints(lines)
+	lead := map[string]bool{}
+	for _, lb := range labels {
+		g := labelGroup(lb.Label)
+		if _, seen := lead[g]; !seen {
+			lead[g] = lb.pos().Before(first)
+		}
+	}
+	return lead
+}
+
+// labelScope returns the stretch of sentence s that labels[i] speaks for:
+// when no other label of its group is in it, the numbers after it if the
+// sentence has one after it (followed), else those before it; else from
+// it to the next label of its group where the group's labels lead, or from
+// the previous label of its group to it. A label in parentheses
+// ("23.42 GiB (IQ3_S)", "(K=256, MoCE=0.85)") qualifies what comes before
+// it.
+func labelScope(labels []posLabel, i int, s planmd.Sentence, lead, followed bool) (lo, hi planmd.Pos) {
+	lb := labels[i]
+	prev, next := s.Start, s.End
+	alone := true
+	for j, o := range labels {
+		if j == i || labelGroup(o.Label) != labelGroup(lb.Label) {
+			continue
+		}
+		alone = false
+		if o.pos().Before(lb.pos()) && prev.Before(o.pos()) {
+			prev = o.pos()
+		}
+		if lb.pos().Before(o.pos()) && o.pos().Before(next) {
+			next = o.pos()
+		}
+	}
+	switch {
+	case lb.InParens:
+		return prev, lb.pos()
+	case alone && followed:
+		return lb.pos(), s.End // the one label of its kind, before numbers: those after it
+	case alone:
+		return s.Start, lb.pos() // after the sentence's numbers: those before it
+	case lead:
+		return lb.pos(), next
+	}
+	return prev, lb.pos()
+}
+
+// numberAfter reports whether sentence s quotes a number (a claim the plan
+// reader reads, bound or not) after p.
+func numberAfter(doc *planmd.Doc, s planmd.Sentence, p planmd.Pos) bool {
+	first, last := s.Lines()
+	found := false
+	for ln := max(first, p.Line); ln <= last && !found; ln++ {
+		doc.Lines[ln-1].EachToken(func(t planmd.Token) bool {
+			at := planmd.Pos{Line: ln, Col: t.Col}
+			found = p.Before(at) && s.Contains(at)
+			return !found
+		})
+	}
+	return found
+}
+
+// bySentence groups the bound quotes of the plan by the sentence they are
+// in, and returns the sentences in order.
+func bySentence(pc *check) (map[planmd.Sentence][]gate.Binding, []planmd.Sentence) {
+	bound := map[planmd.Sentence][]gate.Binding{}
+	var order []planmd.Sentence
+	for _, b := range pc.Result.Bindings {
+		if b.Token.Line <= 0 || b.Status == gate.Stale {
+			continue
+		}
+		s := pc.Doc.SentenceAt(planmd.Pos{Line: b.Token.Line, Col: b.Token.Col})
+		if bound[s] == nil {
+			order = append(order, s)
+		}
+		bound[s] = append(bound[s], b)
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i].Start.Before(order[j].Start) })
+	return bound, order
+}
+
+func planLabel(pc *check) []finding.Finding {
+	const rule = "plan.label"
+	// the bound quotes of each sentence: a label speaks for the numbers of
+	// its sentence, on whichever lines a wrapped sentence runs over
+	bound, sentences := bySentence(pc)
 	cache := map[string]runLabels{}
-	out := unboundFlags(pc, byLine)
-	out = append(out, spanLabels(pc, byLine)...)
-	for _, ln := range lines {
-		l := pc.Doc.Lines[ln-1]
-		labels := planmd.Labels(l.Text)
+	out := unboundFlags(pc, bound)
+	out = append(out, spanLabels(pc, bound)...)
+	for _, sen := range sentences {
+		labels := sentenceLabels(pc.Doc, sen)
 		if len(labels) == 0 {
 			continue
 		}
-		place := pc.Doc.Place(ln)
 		var agreed, allRuns []string
+		agreedLine := 0
+		forward := labelsLead(labels, bound[sen])
 		for i, lb := range labels {
-			// a label speaks for the quotes between the labels of its
-			// group before and after it ("Q2_0 3.66–6.44 GB/s, IQ3_S
-			// 6.10–7.07 GB/s"; "14.3 tok/s at -ub 1024, 21.7 at -ub 2048")
-			lo, hi := 0, len(l.Text)+1
-			for j, o := range labels {
-				if j == i || labelGroup(o) != labelGroup(lb) {
-					continue
-				}
-				if o.Col < lb.Col && o.Col > lo {
-					lo = o.Col
-				}
-				if o.Col > lb.Col && o.Col < hi {
-					hi = o.Col
-				}
-			}
-			if inParens(l.Text, lb.Col-1) {
-				// "23.42 GiB (IQ3_S)", "(K=256, MoCE=0.85)": it qualifies
-				// the quotes before it
-				hi = lb.Col
-			}
+			lo, hi := labelScope(labels, i, sen, forward[labelGroup(lb.Label)], numberAfter(pc.Doc, sen, lb.pos()))
 			var runs []string
 			var cfg []runLabels
-			for _, b := range byLine[ln] {
-				if b.Token.Col <= lo || b.Token.Col >= hi {
+			for _, b := range bound[sen] {
+				if at := (planmd.Pos{Line: b.Token.Line, Col: b.Token.Col}); !lo.Before(at) || !at.Before(hi) {
 					continue
 				}
 				for _, name := range b.Row.MetricRuns(pc.Env) {
@@ -224,7 +332,7 @@ func planLabel(pc *check) []finding.Finding {
 					if r == nil {
 						// a record (a route_parity log): its configuration
 						// is what the lines the row reads printed
-						if rl, ok := recordLabels(pc.Env.Metrics[name], b.Row); ok {
+						if rl, ok := recordLabels(pc.records[name], pc.Env.Metrics[name], b.Row); ok {
 							runs, cfg = append(runs, name), append(cfg, rl)
 						}
 						continue
@@ -238,18 +346,22 @@ func planLabel(pc *check) []finding.Finding {
 				}
 			}
 			runs, cfg = dedupeConfigs(runs, cfg)
-			msg, v := checkLabel(lb, runs, cfg)
+			msg, v := checkLabel(lb.Label, runs, cfg)
 			switch v {
 			case labelUnchecked:
 				continue
 			case labelAgrees:
 				allRuns = appendNewNames(allRuns, runs...)
 				agreed = appendNewNames(agreed, lb.Text)
+				if agreedLine == 0 {
+					agreedLine = lb.line
+				}
 				continue
 			}
-			f := finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Line: ln, Quote: lb.Text,
+			place := pc.Doc.Place(lb.line)
+			f := finding.Finding{Rule: rule, Severity: finding.Fail, File: pc.Doc.File, Line: lb.line, Quote: lb.Text,
 				Raw: msg, Source: strings.Join(clipList(runs, 4), ", "),
-				Message: fmt.Sprintf("%s: %s on this line, but %s", placeOr(place, pc.Doc.File), lb.Text, msg),
+				Message: fmt.Sprintf("%s: %s %s, but %s", placeOr(place, pc.Doc.File), lb.Text, where(sen), msg),
 				Fix:     "label the claim with the configuration its runs used, or bind it to the runs that used this one"}
 			if v == labelUnrecorded {
 				f.Severity, f.Check = finding.Warn, "unrecorded"
@@ -262,17 +374,12 @@ func planLabel(pc *check) []finding.Finding {
 			if len(agreed) > 1 {
 				verb = "agree"
 			}
-			out = append(out, finding.Finding{Rule: rule, Severity: finding.Pass, File: pc.Doc.File, Line: ln, Quote: strings.Join(agreed, ", "),
+			out = append(out, finding.Finding{Rule: rule, Severity: finding.Pass, File: pc.Doc.File, Line: agreedLine, Quote: strings.Join(agreed, ", "),
 				Source:  strings.Join(clipList(allRuns, 4), ", "),
-				Message: fmt.Sprintf("%s: %s %s with the runs this line's numbers are bound to", placeOr(place, pc.Doc.File), strings.Join(agreed, ", "), verb)})
+				Message: fmt.Sprintf("%s: %s %s with the runs %s numbers are bound to", placeOr(pc.Doc.Place(agreedLine), pc.Doc.File), strings.Join(agreed, ", "), verb, whose(sen))})
 		}
 	}
 	return out
-}
-
-// inParens reports whether text[i] is inside parentheses.
-func inParens(text string, i int) bool {
-	return strings.LastIndexByte(text[:i], '(') > strings.LastIndexByte(text[:i], ')')
 }
 
 // labelVerdict is the outcome of checking a label against a line's runs.
@@ -361,14 +468,14 @@ func appendNewNames(l []string, add ...string) []string {
 }
 
 // unboundFlags reports the flags written in prose ("-n 128", outside code
-// spans) on the lines of the claim sections that no claims row binds: a
-// flag's value is a label, not a number the gate binds, so without a bound
-// run on its line it would be checked against nothing.
-func unboundFlags(pc *check, byLine map[int][]gate.Binding) []finding.Finding {
+// spans) in the sentences of the claim sections that no claims row binds
+// a number of: a flag's value is a label, not a number the gate binds, so
+// without a bound run in its sentence it would be checked against nothing.
+func unboundFlags(pc *check, bound map[planmd.Sentence][]gate.Binding) []finding.Finding {
 	var out []finding.Finding
 	claimSec := map[*planmd.Section]bool{}
 	for _, l := range pc.Doc.Lines {
-		if len(byLine[l.N]) > 0 || l.Section == nil || l.Fenced() {
+		if l.Section == nil || l.Fenced() {
 			continue
 		}
 		claim, ok := claimSec[l.Section]
@@ -379,9 +486,11 @@ func unboundFlags(pc *check, byLine map[int][]gate.Binding) []finding.Finding {
 		if !claim {
 			continue
 		}
-		spans := l.CodeSpans()
 		for _, lb := range planmd.Labels(l.Text) {
-			if lb.Kind != planmd.Flag || inSpan(l.Text, spans, lb.Col) {
+			if lb.Kind != planmd.Flag || l.InCodeSpan(lb.Col) {
+				continue
+			}
+			if len(bound[pc.Doc.SentenceAt(planmd.Pos{Line: l.N, Col: lb.Col})]) > 0 {
 				continue
 			}
 			out = append(out, finding.Finding{Rule: "plan.label", Severity: finding.Warn, File: pc.Doc.File, Line: l.N, Quote: lb.Text, Check: "unbound",
@@ -399,7 +508,7 @@ func unboundFlags(pc *check, byLine map[int][]gate.Binding) []finding.Finding {
 // printed, with the span's value. Anything else (`--fill-rate 9.99`,
 // `fill_gb_s=9.99` against a fill of 6.44) is a number no check reads: a
 // fail.
-func spanLabels(pc *check, byLine map[int][]gate.Binding) []finding.Finding {
+func spanLabels(pc *check, bound map[planmd.Sentence][]gate.Binding) []finding.Finding {
 	var out []finding.Finding
 	cache := map[string]runLabels{}
 	for _, l := range pc.Doc.Lines {
@@ -407,27 +516,29 @@ func spanLabels(pc *check, byLine map[int][]gate.Binding) []finding.Finding {
 		if len(spans) == 0 || l.Section == nil || !inSections(l.Section, pc.Table.Sections) || inSections(l.Section, pc.Table.Skips) {
 			continue
 		}
-		var names []string
-		for _, b := range byLine[l.N] {
-			names = appendNewNames(names, b.Row.MetricRuns(pc.Env)...)
-		}
-		if len(names) == 0 {
-			for _, row := range pc.Table.Rows {
-				if l.Section.In(row.Place) {
-					names = appendNewNames(names, row.MetricRuns(pc.Env)...)
-				}
-			}
-		}
 		for _, sp := range spans {
 			if !planmd.LabelSpan(sp.Text) {
 				continue
+			}
+			// the runs bound in the span's sentence, or at its section
+			here := bound[pc.Doc.SentenceAt(planmd.Pos{Line: l.N, Col: sp.Col})]
+			var names []string
+			for _, b := range here {
+				names = appendNewNames(names, b.Row.MetricRuns(pc.Env)...)
+			}
+			if len(names) == 0 {
+				for _, row := range pc.Table.Rows {
+					if l.Section.In(row.Place) {
+						names = appendNewNames(names, row.MetricRuns(pc.Env)...)
+					}
+				}
 			}
 			for _, lb := range planmd.Labels(sp.Text) {
 				if lb.Kind == planmd.Model || lb.Value == "" || lb.Value[0] < '0' || lb.Value[0] > '9' {
 					continue
 				}
-				if spanLabelHolds(pc, lb, names, cache) || len(byLine[l.N]) > 0 && recorded(pc, lb, names, cache) {
-					// on a line with bound numbers, a value the runs
+				if spanLabelHolds(pc, lb, names, cache) || len(here) > 0 && recorded(pc, lb, names, cache) {
+					// in a sentence with bound numbers, a value the runs
 					// record otherwise is plan.label's main check
 					continue
 				}
@@ -484,18 +595,6 @@ func recorded(pc *check, lb planmd.Label, names []string, cache map[string]runLa
 func inSections(s *planmd.Section, secs []claims.Section) bool {
 	for _, d := range secs {
 		if s.In(d.Place) {
-			return true
-		}
-	}
-	return false
-}
-
-// inSpan reports whether the 1-based column col of text is inside one of
-// its code spans.
-func inSpan(text string, spans []planmd.Span, col int) bool {
-	for _, sp := range spans {
-		end := strings.Index(text[sp.Col-1:], sp.Text)
-		if end >= 0 && col > sp.Col && col <= sp.Col+end+len(sp.Text) {
 			return true
 		}
 	}

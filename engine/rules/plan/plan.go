@@ -31,6 +31,8 @@ type check struct {
 	*gate.PlanCheck
 	first map[facts.Cold]string   // model file and binary → the first run reading it
 	runs  map[string]*archive.Run // the archive's runs by name
+	// records are the route_parity records by key (their metrics' key)
+	records map[string]*archive.Record
 }
 
 // newAnalyzer returns a plan rule: f over the plan check. Without a plan
@@ -49,6 +51,10 @@ func newAnalyzer(name, doc string, needsClaims bool, f func(*check) []finding.Fi
 		c := &check{PlanCheck: pc, first: facts.ColdRuns.Of(p), runs: make(map[string]*archive.Run, len(snap.Runs))}
 		for _, r := range snap.Runs {
 			c.runs[r.Name] = r
+		}
+		c.records = make(map[string]*archive.Record, len(snap.Parity))
+		for _, rec := range snap.Parity {
+			c.records[rec.Key()] = rec
 		}
 		for _, f := range f(c) {
 			p.Report(f)

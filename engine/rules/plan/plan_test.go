@@ -316,3 +316,40 @@ func TestNameValueClaims(t *testing.T) {
 		"fail plan.unsourced  PLAN.md 9 888 tok/s ",
 		"warn plan.uncovered  PLAN.md 15 777.7 tok/s ")
 }
+
+// TestLabelSentences: plan.label judges a sentence, as the Markdown reader
+// splits the prose (engine/plan), not a line: a label and the number it
+// qualifies on two lines of one wrapped sentence are checked together (the
+// wrapped prose of a real plan false-failed), and a label in one sentence
+// does not speak for the numbers of the next on its line.
+func TestLabelSentences(t *testing.T) {
+	const line = "- at MoCE=0.95 the decode is 13.52 tok/s"
+	for _, tt := range []struct {
+		text string
+		want []string // non-pass plan.label findings, as lines() prints them up to the raw text
+	}{
+		{line, []string{"fail plan.label  PLAN.md 9 MoCE=0.95 the runs its numbers are bound to ran with --moce 0.85 (r2)"}},
+		// wrapped: the label on line 9, its number on line 10
+		{"- at MoCE=0.95 the decode\n  is 13.52 tok/s", []string{"fail plan.label  PLAN.md 9 MoCE=0.95 the runs its numbers are bound to ran with --moce 0.85 (r2)"}},
+		{"- at MoCE=0.85 the decode\n  is 13.52 tok/s", nil},
+		{"- at -n 64 the decode\n  is 13.52 tok/s", []string{"warn plan.label  PLAN.md 9 -n 64 no bound run records setting -n (r2)"}},
+		// two sentences on one line: the label's own has no bound number
+		{"- at MoCE=0.95 it stalled. The decode is 13.52 tok/s", nil},
+		{"- at -n 64 it stalled. The decode is 13.52 tok/s", []string{"warn plan.label  PLAN.md 9 -n 64 "}},
+	} {
+		got := findingsOf(t, strings.Replace(gatePlan, line, tt.text, 1), gateClaims)
+		var labels []string
+		for _, g := range got {
+			if strings.Contains(g, " plan.label ") {
+				labels = append(labels, g)
+			}
+		}
+		ok := len(labels) == len(tt.want)
+		for i := 0; ok && i < len(labels); i++ {
+			ok = strings.HasPrefix(labels[i], tt.want[i])
+		}
+		if !ok {
+			t.Errorf("plan.label of %q = %q; want %q", tt.text, labels, tt.want)
+		}
+	}
+}
