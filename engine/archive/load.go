@@ -1024,6 +1024,9 @@ func sniffParser(text string) string {
 		strings.Contains(text, `"timings":`) && strings.Contains(text, `"prompt_per_second":`):
 		return checkout.ParserServer
 	}
+	if checkout.LooksLikeBench([]byte(text)) {
+		return checkout.ParserBench // llama-bench's stdout saved as a log
+	}
 	for _, marker := range []string{"llama_perf_context_print:", "llama_print_timings:", "common_perf_print:", "llama_perf_print:", "llama_model_loader:", "llm_load_print_meta:"} {
 		if strings.Contains(text, marker) {
 			return checkout.ParserLlamaCpp

@@ -282,3 +282,23 @@ func TestMachineMap(t *testing.T) {
 		}
 	}
 }
+
+// TestLooksLikeBench: llama-bench output by content, the padded markdown
+// header of a real build included; a llama-cli log and a plain table are not.
+func TestLooksLikeBench(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"| model | size | params | backend | threads | test | t/s |\n", true},
+		{"|                          model |       size |     params | backend    | threads |          test |                  t/s |\n", true},
+		{`{"build_commit": "c392e509", "avg_ts": 18930.3}`, true},
+		{"build_commit,avg_ts\nc392e509,18930.3\n", true},
+		{"llama_print_timings:        eval time = 24513.59 ms /   399 runs\n", false},
+		{"| test | ms |\n", false},
+	} {
+		if got := LooksLikeBench([]byte(tt.text)); got != tt.want {
+			t.Errorf("LooksLikeBench(%q) = %v; want %v", tt.text, got, tt.want)
+		}
+	}
+}

@@ -53,6 +53,11 @@ func Guess(fsys *snapfs.FS) (*Spec, []string, error) {
 			}
 			said = append(said, s.guessJSON(f, b, files))
 		case ext == ".log" || ext == ".txt" && strings.Contains(f, "log"):
+			if b, err := fsys.ReadFile(f, snapfs.LimitResults); err == nil && LooksLikeBench(b) {
+				// llama-bench's stdout saved as a log: read as its output
+				// (the log glob of its folder reads it so too, by content)
+				said = append(said, fmt.Sprintf("%s: llama-bench output saved as a log (read by content)", f))
+			}
 			dir := path.Dir(f)
 			if !logDirs[dir] {
 				logDirs[dir] = true
@@ -62,7 +67,7 @@ func Guess(fsys *snapfs.FS) (*Spec, []string, error) {
 			}
 		case ext == ".csv" || ext == ".md":
 			b, err := fsys.ReadFile(f, snapfs.LimitResults)
-			if err == nil && looksLikeBench(b) {
+			if err == nil && LooksLikeBench(b) {
 				s.Bench = append(s.Bench, f)
 				said = append(said, fmt.Sprintf("%s: llama-bench output (%s)", f, strings.TrimPrefix(ext, ".")))
 			}
@@ -83,12 +88,38 @@ func hidden(f string) bool {
 	return false
 }
 
-func looksLikeBench(b []byte) bool {
+// LooksLikeBench reports whether a file's text is llama-bench output, by
+// its content whatever its name: JSON, JSON Lines and CSV carry an avg_ts
+// field; the markdown table has a header row with the cells "test" and
+// "t/s", however padded ("|          test |  t/s |"). Only the first 4 KiB
+// are looked at.
+func LooksLikeBench(b []byte) bool {
 	head := b
 	if len(head) > 4096 {
 		head = head[:4096]
 	}
-	return bytes.Contains(head, []byte("avg_ts")) || bytes.Contains(head, []byte("| test")) && bytes.Contains(head, []byte("t/s"))
+	if bytes.Contains(head, []byte("avg_ts")) {
+		return true
+	}
+	for _, line := range bytes.Split(head, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if !bytes.HasPrefix(line, []byte("|")) {
+			continue
+		}
+		var test, rate bool
+		for _, cell := range bytes.Split(line, []byte("|")) {
+			switch string(bytes.TrimSpace(cell)) {
+			case "test":
+				test = true
+			case "t/s":
+				rate = true
+			}
+		}
+		if test && rate {
+			return true
+		}
+	}
+	return false
 }
 
 // guessJSON places one JSON file: llama-bench output, a file of run
@@ -100,7 +131,12 @@ func (s *Spec) guessJSON(f string, b []byte, files []string) string {
 			return fmt.Sprintf("%s: sidecar of %s", f, stem+ext)
 		}
 	}
-	if looksLikeBench(b) {
+	for _, g := range files {
+		if strings.HasPrefix(g, stem+".bench.") {
+			return fmt.Sprintf("%s: sidecar of %s (its cmd, exit, duration, binary and inputs are kept)", f, g)
+		}
+	}
+	if LooksLikeBench(b) {
 		s.Bench = append(s.Bench, f)
 		return fmt.Sprintf("%s: llama-bench output (json)", f)
 	}
