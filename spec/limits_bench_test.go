@@ -86,7 +86,7 @@ func BenchmarkHostileMemory(b *testing.B) {
 					fmt.Fprintf(w, "§1 | 32.74 tok/s | r%07d:eval_tok_s\n", i)
 				}
 			})
-		}, func(s float64) string { return overIf(int(1e6*s) > 100_000, "-max-claims-rows") }},
+		}, func(s float64) string { return overIf(int(1e6*s) > 10_000, "-max-claims-rows") }},
 		{"newlines_511MB", func(b *testing.B, root string, s float64) {
 			writeRepeated(b, filepath.Join(root, "runs", "nl.log"), "\n", int(511e6*s))
 		}, func(float64) string { return "" }},

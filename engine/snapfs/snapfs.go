@@ -51,7 +51,7 @@ type Limits struct {
 
 // DefaultLimits are the limits of an audit that names none: far above any
 // real snapshot (the largest holds tens of runs and a hundred claims rows).
-var DefaultLimits = Limits{Bytes: 2 << 30, Logs: 100_000, Runs: 100_000, Metrics: 1_000_000, ClaimsRows: 100_000}
+var DefaultLimits = Limits{Bytes: 2 << 30, Logs: 100_000, Runs: 100_000, Metrics: 1_000_000, ClaimsRows: 10_000}
 
 // WithDefaults returns l with each zero field set to its default.
 func (l Limits) WithDefaults() Limits {
