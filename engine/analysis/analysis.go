@@ -74,6 +74,23 @@ func NotApplicable(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrNotApplicable, fmt.Sprintf(format, args...))
 }
 
+// ErrNoSettings is matched (errors.Is) by the error of a rule that did not
+// apply because the spec file gives no settings it needs; it wraps
+// ErrNotApplicable. The text report folds such rules into one line.
+var ErrNoSettings = fmt.Errorf("%w (no settings in the spec file)", ErrNotApplicable)
+
+// noSettings is NoSettings's error: its text is NotApplicable's.
+type noSettings string
+
+func (e noSettings) Error() string { return ErrNotApplicable.Error() + ": " + string(e) }
+func (e noSettings) Unwrap() error { return ErrNoSettings }
+
+// NoSettings returns an error saying the rule does not apply because the
+// spec file gives no settings it needs, and which.
+func NoSettings(format string, args ...any) error {
+	return noSettings(fmt.Sprintf(format, args...))
+}
+
 // Pass is what an analyzer sees while it runs.
 type Pass struct {
 	Analyzer *Analyzer
@@ -116,6 +133,9 @@ type Result struct {
 	Findings []finding.Finding
 	// NotApplied says why the analyzer did not apply, "" when it did.
 	NotApplied string
+	// Unconfigured is set when it did not apply for want of settings the
+	// spec file does not give (ErrNoSettings), its own or a required input's.
+	Unconfigured bool
 	// Err is the analyzer's own error: unreadable input, or a programming
 	// error. Its dependents did not apply ("failed prerequisite").
 	Err error
@@ -211,19 +231,19 @@ func (d *Driver) run(a *Analyzer) (*Result, error) {
 	p := &Pass{Analyzer: a, Snap: d.snap, Spec: d.spec, ResultOf: map[*Analyzer]any{}}
 	for _, r := range deps(a) {
 		rr := d.done[r]
-		why := ""
+		why, unconf := "", false
 		switch {
 		case rr.Err != nil:
 			why = fmt.Sprintf("failed prerequisite %s: %v", r.Name, rr.Err)
 		case rr.NotApplied != "" && declares(a.Requires, r):
-			why = rr.NotApplied // as the input says: "PLAN.md: not in the snapshot"
+			why, unconf = rr.NotApplied, rr.Unconfigured // as the input says: "PLAN.md: not in the snapshot"
 		case rr.NotApplied != "":
 			continue // a used input that did not apply: run without it
 		}
 		if why != "" {
 			// As go/analysis does: an analyzer whose requirement has no
 			// result is not run.
-			return &Result{Analyzer: a, NotApplied: why}, nil
+			return &Result{Analyzer: a, NotApplied: why, Unconfigured: unconf}, nil
 		}
 		p.ResultOf[r] = rr.value
 	}
@@ -232,6 +252,7 @@ func (d *Driver) run(a *Analyzer) (*Result, error) {
 	switch {
 	case errors.Is(err, ErrNotApplicable):
 		res.NotApplied = strings.TrimPrefix(err.Error(), ErrNotApplicable.Error()+": ")
+		res.Unconfigured = errors.Is(err, ErrNoSettings)
 	case err != nil:
 		res.Err = err
 	}

@@ -195,3 +195,37 @@ func TestRuleErrorIsItsResult(t *testing.T) {
 		t.Errorf("Run(u).Err = %v; want x.json:3: bad", res[0].Err)
 	}
 }
+
+// TestUnconfigured: a rule, or the required input of a rule, that did not
+// apply for want of spec settings (NoSettings, ErrNoSettings) is
+// Unconfigured, with NotApplicable's reason text; any other reason is not.
+func TestUnconfigured(t *testing.T) {
+	unset := NewInput("unset", "", func(*Pass) (int, error) { return 0, NoSettings("no x under rules in %s", checkout.File) })
+	absent := NewInput("absent", "", func(*Pass) (int, error) { return 0, NotApplicable("no logs") })
+	own := analyzer("own", func(*Pass) (any, error) { return nil, NoSettings("no y in %s", checkout.File) })
+	needsUnset := analyzer("needs-unset", func(*Pass) (any, error) { return nil, nil }, unset.Analyzer)
+	needsAbsent := analyzer("needs-absent", func(*Pass) (any, error) { return nil, nil }, absent.Analyzer)
+	plain := analyzer("plain", func(*Pass) (any, error) { return nil, NotApplicable("no z in %s", checkout.File) })
+	res, err := testDriver(t).Run([]*Analyzer{own, needsUnset, needsAbsent, plain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, notApplied string
+		unconfigured     bool
+	}{
+		{"own", "no y in " + checkout.File, true},
+		{"needs-unset", "no x under rules in " + checkout.File, true},
+		{"needs-absent", "no logs", false},
+		{"plain", "no z in " + checkout.File, false}, // a reason naming the file is not enough
+	}
+	for i, tt := range tests {
+		if r := res[i]; r.Analyzer.Name != tt.name || r.NotApplied != tt.notApplied || r.Unconfigured != tt.unconfigured {
+			t.Errorf("outcome %d = %s not applied %q, unconfigured %v; want %s %q, %v",
+				i, r.Analyzer.Name, r.NotApplied, r.Unconfigured, tt.name, tt.notApplied, tt.unconfigured)
+		}
+	}
+	if err := NoSettings("no w"); !errors.Is(err, ErrNotApplicable) || !errors.Is(err, ErrNoSettings) {
+		t.Errorf("NoSettings(%q) = %v; want an error matching ErrNotApplicable and ErrNoSettings", "no w", err)
+	}
+}

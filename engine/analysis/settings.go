@@ -21,7 +21,7 @@ func Settings(p *Pass, name, what string, cfg Validator) error {
 		return err
 	}
 	if !found {
-		return NotApplicable("no %s under \"rules\": {\"%s\"} in %s", what, name, checkout.File)
+		return NoSettings("no %s under \"rules\": {\"%s\"} in %s", what, name, checkout.File)
 	}
 	return cfg.Validate(p.Spec)
 }

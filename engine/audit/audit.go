@@ -223,7 +223,7 @@ func RunSelection(ctx *Context, sel Selection) (*report.Report, error) {
 			fs = append(fs, r.Findings...)
 			a := r.Analyzer
 			infos = append(infos, report.RuleInfo{Name: a.Name, Doc: a.Doc, Section: all.Section(a), Fix: a.Fix,
-				Applied: r.NotApplied == "", Reason: r.NotApplied, Unconfigured: unconfigured(r.NotApplied)})
+				Applied: r.NotApplied == "", Reason: r.NotApplied, Unconfigured: r.Unconfigured})
 		}
 	}
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Rule < fs[j].Rule })
@@ -335,11 +335,4 @@ func suggest(err error) {
 	if ce, ok := errors.AsType[*checkout.Error](err); ok && ce.Unknown != "" && ce.Suggest == "" {
 		ce.Suggest = names.DidYouMean(ce.Unknown, ce.Known)
 	}
-}
-
-// unconfigured reports whether a rule did not apply for want of settings
-// the spec file does not give: its reason names the file (every rule that
-// reads its settings from strataspec.json says where they would be).
-func unconfigured(reason string) bool {
-	return reason != "" && strings.Contains(reason, checkout.File)
 }

@@ -72,7 +72,7 @@ var TF = analysis.NewInput("tf inputs", "the teacher-forcing vocabulary, token f
 		return nil, err
 	}
 	if !found || len(m.Files) == 0 {
-		return nil, &snapfs.Error{File: checkout.File, Msg: "no teacher-forcing files declared (rules.tf.files)", Err: ErrAbsent}
+		return nil, &snapfs.Error{File: checkout.File, Msg: "no teacher-forcing files declared (rules.tf.files)", Err: analysis.ErrNoSettings}
 	}
 	if m.Vocab == "" {
 		return nil, spec.RuleErrorf("tf", "the manifest names no vocabulary (\"vocab\") to decode the token files")

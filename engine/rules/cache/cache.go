@@ -100,7 +100,7 @@ func readProbe(s *analysis.Pass) (*Probe, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, analysis.NotApplicable("no page-cache probe declared (\"rules\": {\"cache\": …} in %s)", checkout.File)
+		return nil, analysis.NoSettings("no page-cache probe declared (\"rules\": {\"cache\": …} in %s)", checkout.File)
 	}
 	p := &Probe{Settings: st, SpecFile: spec.Path}
 	for i, h := range st.Helpers {

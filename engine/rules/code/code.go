@@ -88,7 +88,7 @@ func run(p *analysis.Pass) (any, error) {
 		return nil, err
 	}
 	if !found || len(cfg.Scope)+len(cfg.Stale) == 0 {
-		return nil, analysis.NotApplicable("the spec names no functions or keys whose literals matter (rules.code.scope in %s)", checkout.File)
+		return nil, analysis.NoSettings("the spec names no functions or keys whose literals matter (rules.code.scope in %s)", checkout.File)
 	}
 	srcs := facts.Sources.Of(p)
 	spec := p.Spec

@@ -76,7 +76,7 @@ func runKLD(p *analysis.Pass) (any, error) {
 		return nil, err
 	}
 	if tfAbsent && cfg.ColdSet == "" {
-		return nil, analysis.NotApplicable("no teacher-forcing files (rules.tf.files) and no cold-run set (rules.kld.cold_set) in %s", checkout.File)
+		return nil, analysis.NoSettings("no teacher-forcing files (rules.tf.files) and no cold-run set (rules.kld.cold_set) in %s", checkout.File)
 	}
 	if !tfAbsent {
 		s.checkSample()

@@ -91,7 +91,7 @@ func run(p *analysis.Pass) (any, error) {
 	ms := facts.RunMetrics.Of(p)
 	runs := Runs(snap, ms, cfg.ExplicitEnv)
 	if len(runs) == 0 && cfg.File == "" {
-		return nil, analysis.NotApplicable("%s, and no sizing source named in %s (rules.scratch.file)", facts.NoRunWith(scratchMetrics[:2]...), checkout.File)
+		return nil, analysis.NoSettings("%s, and no sizing source named in %s (rules.scratch.file)", facts.NoRunWith(scratchMetrics[:2]...), checkout.File)
 	}
 	var need *scratch.Config
 	if cfg.Need != nil {

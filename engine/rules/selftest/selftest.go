@@ -53,7 +53,7 @@ func run(p *analysis.Pass) (any, error) {
 	}
 	snap := p.Snap
 	if snap.SelfTest == nil && cfg.Runner == "" {
-		return nil, analysis.NotApplicable("no self-test record (records.selftest) and no runner source (rules.selftest.runner) in %s", checkout.File)
+		return nil, analysis.NoSettings("no self-test record (records.selftest) and no runner source (rules.selftest.runner) in %s", checkout.File)
 	}
 	var fn *Func
 	if cfg.Runner != "" {
