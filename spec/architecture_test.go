@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	gatecheck "github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/rules/all"
 	planrules "github.com/strataspec/strataspec/engine/rules/plan"
@@ -71,7 +69,9 @@ func TestOnlyReadersOpenFiles(t *testing.T) {
 		bad = append(bad, callsOf(fset, f, fileOpeners)...)
 		return nil
 	})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("walking engine/: %v", err)
+	}
 	for _, b := range bad {
 		rel, _ := filepath.Rel(root, b)
 		t.Errorf("%s: opens a file outside the readers (engine/snapfs); read it through the facts layer", rel)
@@ -124,12 +124,16 @@ var checkoutFileCalls = map[string][]string{
 // checkout meets snapfs, not the os package.
 func TestCheckoutTestsReadThroughSnapfs(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(snaptest.Root(), "spec", "*_test.go"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("filepath.Glob(spec/*_test.go): %v", err)
+	}
 	fset := token.NewFileSet()
 	readers := 0
 	for _, p := range files {
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("parser.ParseFile(%s): %v", p, err)
+		}
 		reads := false
 		ast.Inspect(f, func(n ast.Node) bool {
 			if c, ok := n.(*ast.CallExpr); ok {
@@ -160,7 +164,9 @@ func TestCheckoutTestsReadThroughSnapfs(t *testing.T) {
 // (internal/...); the rules' test harness is engine/analysis/analysistest.
 func TestRuleFamiliesArePackages(t *testing.T) {
 	pkgs := goList(t, module+"engine/rules/...")
-	require.NotContains(t, pkgs, module+"engine/rules", "the legacy rules package still exists")
+	if slices.Contains(pkgs, module+"engine/rules") {
+		t.Fatalf("go list engine/rules/... = %v; want no %s: the legacy rules package still exists", pkgs, module+"engine/rules")
+	}
 	families := map[string]bool{}
 	for _, a := range all.Analyzers() {
 		families[a.Family()] = true
@@ -190,7 +196,9 @@ const module = "github.com/strataspec/strataspec/"
 func goList(t *testing.T, args ...string) []string {
 	t.Helper()
 	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
-	require.NoError(t, err, "go list %v", args)
+	if err != nil {
+		t.Fatalf("go list %v: %v", args, err)
+	}
 	return strings.Fields(string(out))
 }
 
@@ -266,7 +274,9 @@ func TestRulesReadNoLoadedFile(t *testing.T) {
 		})
 		return nil
 	})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("walking engine/rules: %v", err)
+	}
 }
 
 // claimsLayers are the claims gate's packages, after text/template's split
