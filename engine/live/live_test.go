@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/live/livetest"
@@ -38,7 +36,9 @@ func checkout(t *testing.T, argv0 string) string {
 	}
 	fakeEngine.once.Do(func() {
 		dir, err := os.MkdirTemp("", "fakeengine")
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("MkdirTemp: %v", err)
+		}
 		fakeEngine.path = livetest.Build(t, dir)
 	})
 	if fakeEngine.path == "" {
@@ -61,9 +61,13 @@ func TestMain(m *testing.M) {
 func recorded(t *testing.T) (*archive.Run, *tail.Metrics) {
 	t.Helper()
 	snap, err := archive.Load(snaptest.Fixture(t, "m5"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("archive.Load(fixtures/m5): %v", err)
+	}
 	runs := snap.StrataRuns()
-	require.NotEmpty(t, runs, "fixtures/m5 has no strata run")
+	if len(runs) == 0 {
+		t.Fatal("fixtures/m5 has no strata run")
+	}
 	r := runs[0]
 	return r, tail.ParseStrata(r.Source, r.Tail)
 }
@@ -104,7 +108,9 @@ func jittered(t *testing.T, jitter float64) (*archive.Run, *live.Result, []live.
 	rp := replay(r)
 	rp.Jitter = jitter
 	res, err := rerun(t, r, dir, rp, live.Options{TailLines: live.EngineLines(r.Tail)})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Rerun(%s, jitter %v): %v", r.Name, jitter, err)
+	}
 	if res.Run.ExitCode != 0 {
 		t.Fatalf("Rerun(%s) exit = %d; want 0; tail:\n%s", r.Name, res.Run.ExitCode, res.Run.Tail)
 	}
@@ -163,7 +169,9 @@ func TestLiveExitCode(t *testing.T) {
 	rp := replay(r)
 	rp.Exit = 3
 	res, err := rerun(t, r, dir, rp, live.Options{})
-	require.NoError(t, err, "a non-zero exit is the run's, not an error")
+	if err != nil {
+		t.Fatalf("Rerun(exit 3) = %v; want no error: a non-zero exit is the run's, not an error", err)
+	}
 	if res.Run.ExitCode != 3 {
 		t.Errorf("Rerun(exit 3) exit = %d; want 3", res.Run.ExitCode)
 	}
@@ -175,7 +183,9 @@ func TestLiveWrongStart(t *testing.T) {
 	rp := replay(r)
 	rp.WantEnv = map[string]string{"STRATA_METAL_ARENA_GB": "9.9"}
 	res, err := rerun(t, r, dir, rp, live.Options{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Rerun(env differs from the replay's): %v", err)
+	}
 	// The fake engine's own check: it proves the recorded env reaches it.
 	if res.Run.ExitCode != 97 || !strings.Contains(res.Run.Tail, "STRATA_METAL_ARENA_GB") {
 		t.Errorf("Rerun(env differs from the replay's) = exit %d, tail %q; want exit 97 naming the variable", res.Run.ExitCode, res.Run.Tail)
@@ -199,7 +209,9 @@ func TestLiveFlood(t *testing.T) {
 		rp := replay(r)
 		rp.Flood = flood
 		res, err := rerun(t, r, dir, rp, live.Options{TailLines: tt.tailLines})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("Rerun(flood %d, TailLines %d): %v", flood, tt.tailLines, err)
+		}
 		if want := flood + live.EngineLines(r.Tail); res.Lines != want {
 			t.Errorf("Rerun(flood %d).Lines = %d; want %d", flood, res.Lines, want)
 		}
@@ -258,7 +270,9 @@ func TestLiveProgress(t *testing.T) {
 		MetricLine:    isMetric,
 		Progress:      func(p live.Progress) { mu.Lock(); ps = append(ps, p); mu.Unlock() },
 	})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Rerun(progress every 20 ms): %v", err)
+	}
 	if len(ps) < 3 {
 		t.Fatalf("Rerun(~150 ms, progress every 20 ms) reported %d times; want at least 3", len(ps))
 	}
@@ -279,7 +293,9 @@ func TestLiveMemory(t *testing.T) {
 	rp := replay(r)
 	rp.LineDelay = 2 * time.Millisecond
 	res, err := rerun(t, r, dir, rp, live.Options{Memory: true, ProgressEvery: 10 * time.Millisecond})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Rerun(Memory): %v", err)
+	}
 	if runtime.GOOS != "darwin" {
 		if !errors.Is(res.MemoryErr, rusage.ErrUnsupported) || res.PeakFootprint != 0 {
 			t.Errorf("Rerun(Memory) on %s = peak %d, %v; want rusage.ErrUnsupported", runtime.GOOS, res.PeakFootprint, res.MemoryErr)
@@ -306,17 +322,29 @@ func TestLiveResolve(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
 	write := func(p string) {
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	write(filepath.Join(root, "build", "strata_window_cli"))
 	write(filepath.Join(root, "engine"))
 	write(filepath.Join(outside, "evil"))
-	require.NoError(t, os.Symlink(filepath.Join(outside, "evil"), filepath.Join(root, "build", "escape")))
-	require.NoError(t, os.Symlink("strata_window_cli", filepath.Join(root, "build", "alias")))
-	require.NoError(t, os.Symlink(outside, filepath.Join(root, "out")))
+	for _, l := range []struct{ target, name string }{
+		{filepath.Join(outside, "evil"), filepath.Join(root, "build", "escape")},
+		{"strata_window_cli", filepath.Join(root, "build", "alias")},
+		{outside, filepath.Join(root, "out")},
+	} {
+		if err := os.Symlink(l.target, l.name); err != nil {
+			t.Fatal(err)
+		}
+	}
 	realRoot, err := filepath.EvalSymlinks(root)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		argv0   string
 		want    string // the resolved path, relative to the checkout
