@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/strataspec/strataspec/engine/live/livetest"
 )
 
@@ -36,11 +34,15 @@ func TestHostileLiveEnvironment(t *testing.T) {
 	rp.WantEnv = maps.Clone(lr.run.Env) // the fake exits 97 naming a variable it was started without
 	delete(rp.WantEnv, "LD_PRELOAD")
 	delete(rp.WantEnv, "DYLD_INSERT_LIBRARIES")
-	require.NotEmpty(t, rp.WantEnv, "fixtures/m5's first run records no variable to pass")
+	if len(rp.WantEnv) == 0 {
+		t.Fatal("fixtures/m5's first run records no variable to pass")
+	}
 	rp.EnvFile = filepath.Join(t.TempDir(), "env")
 	livetest.Use(t, rp)
 	res, _, err := rerun(t, 1, 1, lr, liveConfig{dir: dir, timeout: 2 * time.Minute, minimum: time.Second, every: time.Second, tol: 0.15, pass: []string{livetest.EnvReplay}})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if res.Run.ExitCode != lr.run.ExitCode {
 		t.Errorf("re-run exit %d; want %d (the fake says: %s)", res.Run.ExitCode, lr.run.ExitCode, strings.TrimSpace(res.Run.Tail[:min(len(res.Run.Tail), 200)]))
 	}
@@ -52,7 +54,9 @@ func TestHostileLiveEnvironment(t *testing.T) {
 		}
 	}
 	b, err := os.ReadFile(rp.EnvFile)
-	require.NoError(t, err, "the fake engine did not start")
+	if err != nil {
+		t.Fatalf("the fake engine did not start: %v", err)
+	}
 	started := string(b)
 	for _, never := range []string{"LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "evil", "hunter2"} {
 		if strings.Contains(started, never) {

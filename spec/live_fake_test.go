@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/live/livetest"
@@ -30,7 +28,9 @@ import (
 func fakeCheckout(t *testing.T) (string, []liveRun) {
 	t.Helper()
 	runs := liveRuns(loadSnap(t, "m5"), regexp.MustCompile(""))
-	require.NotEmpty(t, runs, "fixtures/m5 has no run to re-run")
+	if len(runs) == 0 {
+		t.Fatal("fixtures/m5 has no run to re-run")
+	}
 	return installFake(t, runs), runs
 }
 
@@ -144,7 +144,9 @@ func TestLiveFakeEngineFails(t *testing.T) {
 		rp.Jitter = 0.6
 		livetest.Use(t, rp)
 		_, drifts, err := rerun(t, 1, 1, lr, cfg)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var det, meas []string
 		for _, d := range drifts {
 			if d.OK {
@@ -165,10 +167,14 @@ func TestLiveFakeEngineFails(t *testing.T) {
 		rp := fakeReplay(0, lr)
 		// one slot fewer: a deterministic metric the engine must reproduce
 		rp.Output = strings.Replace(lr.run.Tail, ": 2441 slots", ": 2440 slots", 1)
-		require.NotEqual(t, lr.run.Tail, rp.Output, "fixtures/m5's first run prints no arena slot count")
+		if rp.Output == lr.run.Tail {
+			t.Fatal("fixtures/m5's first run prints no arena slot count")
+		}
 		livetest.Use(t, rp)
 		_, drifts, err := rerun(t, 1, 1, lr, cfg)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var changed []string
 		for _, d := range drifts {
 			if !d.OK && d.Kind == live.Deterministic {
@@ -188,7 +194,9 @@ func TestLiveFakeEngineFails(t *testing.T) {
 func fakeLlamaCheckout(t *testing.T) (string, []liveRun) {
 	t.Helper()
 	runs := liveLlamaRuns(t, loadSnap(t, "llamacpp-real"), regexp.MustCompile(""))
-	require.NotEmpty(t, runs, "fixtures/llamacpp-real has no run to re-run")
+	if len(runs) == 0 {
+		t.Fatal("fixtures/llamacpp-real has no run to re-run")
+	}
 	return installFake(t, runs), runs
 }
 
@@ -243,14 +251,20 @@ func TestLiveFakeLlamaCppDrift(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.run+"/"+tt.metric, func(t *testing.T) {
 			lr, ok := byName[tt.run]
-			require.True(t, ok, "fixtures/llamacpp-real has no run %s", tt.run)
+			if !ok {
+				t.Fatalf("fixtures/llamacpp-real has no run %s", tt.run)
+			}
 			rp := fakeReplay(0, lr)
 			rp.Jitter = 0
 			rp.Output = strings.Replace(lr.text, tt.old, tt.new, 1)
-			require.NotEqual(t, lr.text, rp.Output, "%s prints no %q", tt.run, tt.old)
+			if rp.Output == lr.text {
+				t.Fatalf("%s prints no %q", tt.run, tt.old)
+			}
 			livetest.Use(t, rp)
 			_, drifts, err := rerun(t, 1, 1, lr, cfg)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var bad []string
 			found := false
 			for _, d := range drifts {

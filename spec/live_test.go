@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/checkout"
@@ -279,7 +277,9 @@ func footprintProblems(lr liveRun, res *live.Result) []string {
 // here, though only darwin samples a real one.
 func TestLiveFootprint(t *testing.T) {
 	runs := liveRuns(loadSnap(t, "m5"), regexp.MustCompile("^strata_q2_0_moce0_short_43tok$"))
-	require.Len(t, runs, 1)
+	if len(runs) != 1 {
+		t.Fatalf("liveRuns(fixtures/m5, ^strata_q2_0_moce0_short_43tok$) = %d runs; want 1", len(runs))
+	}
 	lr := runs[0]
 	for _, tt := range []struct {
 		peak uint64 // bytes
