@@ -45,6 +45,21 @@ func RunSnapshot(snap *archive.Snapshot, a *analysis.Analyzer) (fs []finding.Fin
 	return res[0].Findings, res[0].NotApplied, nil
 }
 
+// NotApplied runs a over the snapshot at root and returns the reason it
+// did not apply, failing the test when it errs, reports a finding or
+// applies.
+func NotApplied(t testing.TB, root string, a *analysis.Analyzer) string {
+	t.Helper()
+	fs, na, err := Run(t, root, a)
+	if err != nil {
+		t.Fatalf("%s over %s: %v", a.Name, root, err)
+	}
+	if len(fs) != 0 || na == "" {
+		t.Fatalf("%s over %s = %d findings, not applied %q; want none and a reason", a.Name, root, len(fs), na)
+	}
+	return na
+}
+
 // Findings runs a over the snapshot at root and returns its findings,
 // failing the test when the analyzer errs or does not apply.
 func Findings(t testing.TB, root string, a *analysis.Analyzer) []finding.Finding {

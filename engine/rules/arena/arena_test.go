@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/strataspec/strataspec/engine/arena"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/tail"
-	"github.com/stretchr/testify/assert"
 )
 
 func arenaMetric(text string, line int) tail.Metric {
@@ -138,5 +138,7 @@ func TestCheckArenaNoSlices(t *testing.T) {
 		"Q2_0 run run00: the expert slice count is neither logged nor declared (\"slices\" in the arena settings), so the slot count cannot be checked",
 		"Q2_0 run run01: the expert slice count is neither logged nor declared (\"slices\" in the arena settings), so the slot count cannot be checked",
 	}
-	assert.Equal(t, want, got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("checkArena(two Q2_0 runs, no slices) fails (-want +got):\n%s", diff)
+	}
 }

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/stretchr/testify/require"
 )
 
 // padRows is an ordinary helper with a literal divisor and a large literal:
@@ -43,10 +43,22 @@ func sources(t *testing.T, root string) []string {
 			}
 			return nil
 		})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("walking %s: %v", dir, err)
+		}
 	}
-	require.NotEmpty(t, out, "no sources under %s", root)
+	if len(out) == 0 {
+		t.Fatalf("no sources under %s", root)
+	}
 	return out
+}
+
+// wantOne fails the test unless got is one line containing want.
+func wantOne(t *testing.T, what string, got []string, want string) {
+	t.Helper()
+	if len(got) != 1 || !strings.Contains(got[0], want) {
+		t.Fatalf("%s = %q; want one finding containing %q", what, got, want)
+	}
 }
 
 func appendTo(t *testing.T, path, text string) {
@@ -74,7 +86,9 @@ func audited(t *testing.T, root string, rules ...string) *report.Report {
 		list = strings.Join(rules, ",")
 	}
 	rep, err := audit.Audit(root, list)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("audit.Audit(%s, %q): %v", root, list, err)
+	}
 	return rep
 }
 
@@ -95,11 +109,17 @@ func TestHelperAppended(t *testing.T) {
 				rehash(t, results, old, old+padRows)
 			}
 			after := audited(t, root, "")
-			require.Equal(t, before.Verdict, after.Verdict)
-			require.Equal(t, nonPass(before), nonPass(after))
+			if after.Verdict != before.Verdict {
+				t.Fatalf("audit(%s with pad_rows appended) verdict = %v; want %v, as before", snap, after.Verdict, before.Verdict)
+			}
+			if diff := cmp.Diff(nonPass(before), nonPass(after)); diff != "" {
+				t.Fatalf("audit(%s with pad_rows appended) non-pass findings (-before +after):\n%s", snap, diff)
+			}
 		})
 	}
-	require.Equal(t, report.VerdictPass, audited(t, snaptest.Fixture(t, "m5"), "").Verdict)
+	if got := audited(t, snaptest.Fixture(t, "m5"), "").Verdict; got != report.VerdictPass {
+		t.Fatalf("audit(m5) verdict = %v; want %v", got, report.VerdictPass)
+	}
 }
 
 // rehash replaces the provenance record of a file's old content (its
@@ -141,7 +161,9 @@ func TestScopedChanges(t *testing.T) {
 					got = append(got, f.Message)
 				}
 			}
-			require.Len(t, got, 1, "findings: %q", nonPass(audited(t, root)))
+			if len(got) != 1 {
+				t.Fatalf("code(%s) = %q matching fail %s %q; want one; findings: %q", tt.name, got, tt.id, tt.substr, nonPass(audited(t, root)))
+			}
 		})
 	}
 }
@@ -151,32 +173,32 @@ func TestScopedChanges(t *testing.T) {
 func TestScopeMissing(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	snaptest.Edit(t, filepath.Join(root, runner), "def llama_cpp_blocks(", "def llama_cpp_tables(")
-	got := nonPass(audited(t, root))
-	require.Len(t, got, 1)
-	require.Contains(t, got[0], `warn `+runner+`: the spec names `+runner+`: llama_cpp_blocks(), which the file does not define`)
+	wantOne(t, "code(llama_cpp_blocks renamed)", nonPass(audited(t, root)), `warn `+runner+`: the spec names `+runner+`: llama_cpp_blocks(), which the file does not define`)
 }
 
 // TestStaleText puts a stale text back in a source and in a run's tail.
 func TestStaleText(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	appendTo(t, filepath.Join(root, window), "// log_info(\"0 arena slots stolen\");\n")
-	got := nonPass(audited(t, root))
-	require.Len(t, got, 1)
-	require.Contains(t, got[0], `F21 fail `+window+`: the stale text "0 arena slots stolen" is still in the sources`)
+	wantOne(t, "code(stale text in a source)", nonPass(audited(t, root)), `F21 fail `+window+`: the stale text "0 arena slots stolen" is still in the sources`)
 
 	root = snaptest.CopyFixture(t, "m5")
 	snaptest.EditNth(t, filepath.Join(root, snaptest.ResultsFile), `expert arena`, `0.00 GB anon expert arena`, 1)
-	got = nonPass(audited(t, root))
-	require.Len(t, got, 1)
-	require.Contains(t, got[0], `F21 fail `+snaptest.ResultsFile+`: runs[0].output_tail: the stale text "0.00 GB anon" appears in the tails of strata_q2_0_moce0_short_43tok`)
+	wantOne(t, "code(stale text in a tail)", nonPass(audited(t, root)), `F21 fail `+snaptest.ResultsFile+`: runs[0].output_tail: the stale text "0.00 GB anon" appears in the tails of strata_q2_0_moce0_short_43tok`)
 	// The finding points at the tail's line that holds the text.
 	snap, err := archive.Load(root)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("archive.Load(%s): %v", root, err)
+	}
 	for _, f := range audited(t, root).Findings {
 		if f.Severity == finding.Fail {
 			lines := strings.Split(snap.Runs[0].Tail, "\n")
-			require.True(t, f.Line >= 1 && f.Line <= len(lines), "line %d outside the tail", f.Line)
-			require.Contains(t, lines[f.Line-1], "0.00 GB anon")
+			if f.Line < 1 || f.Line > len(lines) {
+				t.Fatalf("code(stale text in a tail) points at line %d; want one of the tail's %d lines", f.Line, len(lines))
+			}
+			if !strings.Contains(lines[f.Line-1], "0.00 GB anon") {
+				t.Fatalf("code(stale text in a tail) points at line %d, %q; want the line holding \"0.00 GB anon\"", f.Line, lines[f.Line-1])
+			}
 		}
 	}
 }
@@ -190,9 +212,15 @@ func TestNotApplicable(t *testing.T) {
 	j := strings.Index(s[i:], "\n    }") + i + len("\n    }")
 	snaptest.Write(t, spec, s[:i]+`    "code": {}`+s[j:])
 	rep := audited(t, root)
-	require.Empty(t, rep.Findings)
-	require.Len(t, rep.Summary.NotApplied, 1)
-	require.Contains(t, rep.Summary.NotApplied[0].Reason, "the spec names no functions or keys")
+	if len(rep.Findings) != 0 {
+		t.Fatalf("code(empty settings) findings = %v; want none", rep.Findings)
+	}
+	if len(rep.Summary.NotApplied) != 1 {
+		t.Fatalf("code(empty settings) not applied = %v; want one", rep.Summary.NotApplied)
+	}
+	if got, want := rep.Summary.NotApplied[0].Reason, "the spec names no functions or keys"; !strings.Contains(got, want) {
+		t.Fatalf("code(empty settings) reason = %q; want it to contain %q", got, want)
+	}
 }
 
 // TestBadScope: a scope entry with both a function and a key is an error
@@ -202,12 +230,16 @@ func TestBadScope(t *testing.T) {
 	spec := filepath.Join(root, "strataspec.json")
 	snaptest.Edit(t, spec, `"function": "llama_cpp_blocks"}`, `"function": "llama_cpp_blocks", "key": "x"}`)
 	_, err := audit.Audit(root, "code")
-	require.Error(t, err)
+	if err == nil {
+		t.Fatal("code(a scope entry with a function and a key): no error; want one naming the spec's line")
+	}
 	line := 0
 	for i, l := range strings.Split(snaptest.Read(t, spec), "\n") {
 		if strings.Contains(l, `"code": {`) {
 			line = i + 1
 		}
 	}
-	require.Contains(t, err.Error(), "strataspec.json:"+strconv.Itoa(line)+": rules.code: scope: an entry needs")
+	if want := "strataspec.json:" + strconv.Itoa(line) + ": rules.code: scope: an entry needs"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("code(a scope entry with a function and a key): error %q; want it to contain %q", err, want)
+	}
 }

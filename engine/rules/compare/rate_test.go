@@ -2,6 +2,7 @@ package compare_test
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -9,7 +10,6 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules/compare"
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/stretchr/testify/require"
 )
 
 const rateSettings = `"compare.rate": {
@@ -25,15 +25,19 @@ func TestRateWithoutRunnerSource(t *testing.T) {
 		switch f.Check {
 		case "source":
 			source++
-			require.Equal(t, finding.Warn, f.Severity)
-			require.Contains(t, f.Message, "the runner's source is not in the snapshot")
+			if want := "the runner's source is not in the snapshot"; f.Severity != finding.Warn || !strings.Contains(f.Message, want) {
+				t.Fatalf("compare.rate without runner_source: source finding %s %q; want warn containing %q", f.Severity, f.Message, want)
+			}
 		case "claims":
 			claimsRows++
-			require.Equal(t, finding.Fail, f.Severity)
+			if f.Severity != finding.Fail {
+				t.Fatalf("compare.rate without runner_source: claims finding %s %q; want fail", f.Severity, f.Message)
+			}
 		}
 	}
-	require.Equal(t, 3, source)
-	require.Equal(t, 2, claimsRows)
+	if source != 3 || claimsRows != 2 {
+		t.Fatalf("compare.rate without runner_source: %d source and %d claims findings; want 3 and 2", source, claimsRows)
+	}
 }
 
 // The runner's tables are where the spec says: without them only the
@@ -43,15 +47,17 @@ func TestRateTables(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `{"table": {"path": "llama_cpp_patched"}, "steps"`, `{"table": {"path": "llama_cpp_elsewhere"}, "steps"`)
 	fs := analysistest.Findings(t, root, compare.Rate)
-	require.Len(t, fs, 1)
-	require.Equal(t, "none", fs[0].Check)
-	require.Equal(t, "no per-token rate among the runner's tables: whole-run amounts are not divided by a token count", fs[0].Message)
+	const want = "no per-token rate among the runner's tables: whole-run amounts are not divided by a token count"
+	if len(fs) != 1 || fs[0].Check != "none" || fs[0].Message != want {
+		t.Fatalf("compare.rate with a table the results lack = %v; want one finding of check none: %q", fs, want)
+	}
 
 	root = snaptest.CopyFixture(t, "m5")
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `{"table": {"path": "llama_cpp_patched"}, "steps": {"path": "prev_llama_patched"}, `, `{"table": {"path": "llama_cpp_patched"}, `)
 	_, _, err := analysistest.Run(t, root, compare.Rate)
-	require.Error(t, err)
-	require.Regexp(t, `^strataspec\.json:\d+: rules\.compare\.rate: a table needs "table", "steps" and "run_key"`, err.Error())
+	if re := regexp.MustCompile(`^strataspec\.json:\d+: rules\.compare\.rate: a table needs "table", "steps" and "run_key"`); err == nil || !re.MatchString(err.Error()) {
+		t.Fatalf("compare.rate with a table lacking its steps: error %v; want one matching %q", err, re)
+	}
 }
 
 // A divisor that converts the amount's unit into the unit the plan quotes

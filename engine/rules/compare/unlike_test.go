@@ -2,6 +2,7 @@ package compare_test
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -11,7 +12,6 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules/compare"
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/stretchr/testify/require"
 )
 
 // quoted returns the finding on a quote, failing the test when there is none.
@@ -26,6 +26,17 @@ func quoted(t *testing.T, fs []finding.Finding, quote string) finding.Finding {
 	return finding.Finding{}
 }
 
+// wantFinding fails the test unless f has the severity and its message
+// contains every one of parts; what names the call.
+func wantFinding(t *testing.T, what string, f finding.Finding, sev finding.Severity, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if f.Severity != sev || !strings.Contains(f.Message, p) {
+			t.Fatalf("%s = %s %q; want %s containing %q", what, f.Severity, f.Message, sev, p)
+		}
+	}
+}
+
 func TestShape(t *testing.T) {
 	tests := []struct{ row, want string }{
 		{"§1 | 1 → 2 tok/s | a_run:cli_gen_tok_s ; b_run:eval_tok_s", "cli_gen_tok_s ; eval_tok_s"},
@@ -35,8 +46,12 @@ func TestShape(t *testing.T) {
 	}
 	for _, tt := range tests {
 		tab := claims.Parse("t.claims", []byte("section §1\nconst n = 65 tokens\nset q2 = a b\n"+tt.row+"\n"), eval.Signatures())
-		require.NoError(t, tab.Err())
-		require.Len(t, tab.Rows, 1)
+		if err := tab.Err(); err != nil {
+			t.Fatalf("claims.Parse(%q): %v", tt.row, err)
+		}
+		if len(tab.Rows) != 1 {
+			t.Fatalf("claims.Parse(%q) = %d rows; want 1", tt.row, len(tab.Rows))
+		}
 		if got := compare.Shape(tab.Rows[0]); got != tt.want {
 			t.Errorf("Shape(%q) = %q; want %q", tt.row, got, tt.want)
 		}
@@ -49,15 +64,16 @@ func TestShape(t *testing.T) {
 func TestUnlikeVary(t *testing.T) {
 	const quote = "9.51 → 13.52 tok/s"
 	f := quoted(t, analysistest.Findings(t, snaptest.Fixture(t, "m5-v3"), compare.Unlike), quote)
-	require.Equal(t, finding.Pass, f.Severity, f.Message)
-	require.Contains(t, f.Message, "match on binary, mode, threads, prompt, batch, ubatch, n_predict, flags, prompt_tokens, decoded_tokens, --k, env STRATA_METAL_ARENA_GB")
-	require.Contains(t, f.Message, "differ on purpose (the spec's vary) in --moce: 0 (strata_q2_0_moce0_short_43tok) vs 0.85")
+	wantFinding(t, "compare.unlike(m5-v3)", f, finding.Pass,
+		"match on binary, mode, threads, prompt, batch, ubatch, n_predict, flags, prompt_tokens, decoded_tokens, --k, env STRATA_METAL_ARENA_GB",
+		"differ on purpose (the spec's vary) in --moce: 0 (strata_q2_0_moce0_short_43tok) vs 0.85")
 
 	root := snaptest.CopyFixture(t, "m5-v3")
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"compare.unlike": {"vary": ["model", "--moce"]},`, "")
 	f = quoted(t, analysistest.Findings(t, root, compare.Unlike), quote)
-	require.Equal(t, finding.Fail, f.Severity)
-	require.Equal(t, quote+" is not like for like: --moce: 0 (strata_q2_0_moce0_short_43tok) vs 0.85 (strata_metal_optimized_k256_q2_0_moce085); no caveat is stated", f.Message)
+	if want := quote + " is not like for like: --moce: 0 (strata_q2_0_moce0_short_43tok) vs 0.85 (strata_metal_optimized_k256_q2_0_moce085); no caveat is stated"; f.Severity != finding.Fail || f.Message != want {
+		t.Fatalf("compare.unlike(m5-v3 without vary) = %s %q; want fail %q", f.Severity, f.Message, want)
+	}
 }
 
 // An environment variable that differs between re-run runs is a difference.
@@ -65,8 +81,8 @@ func TestUnlikeEnv(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5-v3")
 	snaptest.EditNth(t, filepath.Join(root, snaptest.ResultsFile), `"STRATA_METAL_ARENA_GB": "3.4"`, `"STRATA_METAL_ARENA_GB": "4.0"`, 2)
 	f := quoted(t, analysistest.Findings(t, root, compare.Unlike), "9.51 → 13.52 tok/s")
-	require.Equal(t, finding.Fail, f.Severity)
-	require.Contains(t, f.Message, "env STRATA_METAL_ARENA_GB: 3.4 (strata_q2_0_moce0_short_43tok) vs 4.0 (strata_metal_optimized_k256_q2_0_moce085)")
+	wantFinding(t, "compare.unlike(an env that differs)", f, finding.Fail,
+		"env STRATA_METAL_ARENA_GB: 3.4 (strata_q2_0_moce0_short_43tok) vs 4.0 (strata_metal_optimized_k256_q2_0_moce085)")
 }
 
 // The finding's check is the row's shape, so the spec's ids reach it.
@@ -95,9 +111,9 @@ func TestUnlikeBadSettings(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `{"vary": [`, `{"varies": [`)
 	_, _, err := analysistest.Run(t, root, compare.Unlike)
-	require.Error(t, err)
-	require.True(t, strings.HasPrefix(err.Error(), "strataspec.json:"), err.Error())
-	require.Contains(t, err.Error(), `unknown key "varies"`)
+	if err == nil || !strings.HasPrefix(err.Error(), "strataspec.json:") || !strings.Contains(err.Error(), `unknown key "varies"`) {
+		t.Fatalf("compare.unlike with \"varies\": error %v; want one starting strataspec.json: and naming unknown key \"varies\"", err)
+	}
 }
 
 // A vary entry may be a pattern: "env *" lets the whole environment vary.
@@ -106,14 +122,16 @@ func TestUnlikeVaryPattern(t *testing.T) {
 	snaptest.EditNth(t, filepath.Join(root, snaptest.ResultsFile), `"STRATA_METAL_ARENA_GB": "3.4"`, `"STRATA_METAL_ARENA_GB": "4.0"`, 2)
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `{"vary": ["model", "--moce"]}`, `{"vary": ["model", "--moce", "env *"]}`)
 	f := quoted(t, analysistest.Findings(t, root, compare.Unlike), "9.51 → 13.52 tok/s")
-	require.Equal(t, finding.Pass, f.Severity, f.Message)
-	require.Contains(t, f.Message, "env STRATA_METAL_ARENA_GB: 3.4 (strata_q2_0_moce0_short_43tok) vs 4.0")
-	require.NotContains(t, f.Message, "match on binary, mode, threads, prompt, batch, ubatch, n_predict, flags, prompt_tokens, decoded_tokens, --k, env")
+	wantFinding(t, "compare.unlike(vary env *)", f, finding.Pass, "env STRATA_METAL_ARENA_GB: 3.4 (strata_q2_0_moce0_short_43tok) vs 4.0")
+	if not := "match on binary, mode, threads, prompt, batch, ubatch, n_predict, flags, prompt_tokens, decoded_tokens, --k, env"; strings.Contains(f.Message, not) {
+		t.Fatalf("compare.unlike(vary env *) = %q; want no %q: the environment varies", f.Message, not)
+	}
 
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"env *"]`, `"env ["]`)
 	_, _, err := analysistest.Run(t, root, compare.Unlike)
-	require.Error(t, err)
-	require.Regexp(t, `^strataspec\.json:\d+: rules\.compare\.unlike: vary: bad pattern "env \["`, err.Error())
+	if re := regexp.MustCompile(`^strataspec\.json:\d+: rules\.compare\.unlike: vary: bad pattern "env \["`); err == nil || !re.MatchString(err.Error()) {
+		t.Fatalf("compare.unlike with vary \"env [\": error %v; want one matching %q", err, re)
+	}
 }
 
 // llama-bench rows are compared on every field they print: two rows of one
@@ -121,12 +139,12 @@ func TestUnlikeVaryPattern(t *testing.T) {
 func TestUnlikeBenchRows(t *testing.T) {
 	const quote = "7100.00 → 7263.61 tok/s"
 	f := quoted(t, analysistest.Findings(t, snaptest.Fixture(t, "llamacpp"), compare.Unlike), quote)
-	require.Equal(t, finding.Pass, f.Severity, f.Message)
-	require.Contains(t, f.Message, "printed build_commit, printed build_number, printed cpu_info")
+	wantFinding(t, "compare.unlike(llamacpp)", f, finding.Pass, "printed build_commit, printed build_number, printed cpu_info")
 
 	root := snaptest.CopyFixture(t, "llamacpp")
 	snaptest.EditNth(t, filepath.Join(root, "runs", "qwen7b_b5163_b.bench.jsonl"), `"n_threads": 8`, `"n_threads": 4`, 1)
 	f = quoted(t, analysistest.Findings(t, root, compare.Unlike), quote)
-	require.Equal(t, finding.Fail, f.Severity)
-	require.Equal(t, quote+" is not like for like: printed n_threads: 8 (qwen7b_b5163_a) vs 4 (qwen7b_b5163_b); no caveat is stated", f.Message)
+	if want := quote + " is not like for like: printed n_threads: 8 (qwen7b_b5163_a) vs 4 (qwen7b_b5163_b); no caveat is stated"; f.Severity != finding.Fail || f.Message != want {
+		t.Fatalf("compare.unlike(llamacpp, other threads) = %s %q; want fail %q", f.Severity, f.Message, want)
+	}
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/strataspec/strataspec/engine/analysis/analysistest"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
@@ -16,7 +18,6 @@ import (
 	"github.com/strataspec/strataspec/engine/rules/input"
 	"github.com/strataspec/strataspec/engine/rules/provenance"
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/stretchr/testify/require"
 )
 
 // text is everything a finding prints, for "no output holds X" checks.
@@ -26,6 +27,49 @@ func text(fs []finding.Finding) string {
 		fmt.Fprintf(&b, "%s|%s|%s|%s|%s|%s\n", f.File, f.Quote, f.Raw, f.Source, f.Message, f.Fix)
 	}
 	return b.String()
+}
+
+// only returns the one finding of the check in fs, failing the test when
+// there is not exactly one; what names the call.
+func only(t *testing.T, what string, fs []finding.Finding, check string) finding.Finding {
+	t.Helper()
+	got := withCheck(fs, check)
+	if len(got) != 1 {
+		t.Fatalf("%s: %d %s findings; want 1; findings: %v", what, len(got), check, fs)
+	}
+	return got[0]
+}
+
+// wantFinding fails the test unless f has the severity and its message
+// contains every one of parts.
+func wantFinding(t *testing.T, what string, f finding.Finding, sev finding.Severity, parts ...string) {
+	t.Helper()
+	if f.Severity != sev {
+		t.Fatalf("%s = %s %q; want %s", what, f.Severity, f.Message, sev)
+	}
+	for _, p := range parts {
+		if !strings.Contains(f.Message, p) {
+			t.Fatalf("%s = %q; want it to contain %q", what, f.Message, p)
+		}
+	}
+}
+
+// holdsNone fails the test when the findings' text holds any of bad.
+func holdsNone(t *testing.T, what, text string, bad ...string) {
+	t.Helper()
+	for _, b := range bad {
+		if strings.Contains(text, b) {
+			t.Fatalf("%s: the findings hold %q; want none of it", what, b)
+		}
+	}
+}
+
+// noErr fails the test on a setup error.
+func noErr(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 }
 
 func withCheck(fs []finding.Finding, check string) []finding.Finding {
@@ -43,7 +87,7 @@ func withCheck(fs []finding.Finding, check string) []finding.Finding {
 func secret(t *testing.T, content string) (path string, forbidden []string) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "secret.txt")
-	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	noErr(t, "writing the secret", os.WriteFile(p, []byte(content), 0o644))
 	h := sha256.Sum256([]byte(content))
 	hx := hex.EncodeToString(h[:])
 	return p, []string{"hunter2", hx[:12], num.Format(float64(len(content)), 0) + " bytes"}
@@ -54,7 +98,9 @@ func secret(t *testing.T, content string) (path string, forbidden []string) {
 func replaceAll(t *testing.T, path, old, new string, n int) {
 	t.Helper()
 	s := snaptest.Read(t, path)
-	require.Equal(t, n, strings.Count(s, old), "occurrences of %q in %s", old, path)
+	if got := strings.Count(s, old); got != n {
+		t.Fatalf("%s holds %q %d times; want %d", path, old, got, n)
+	}
 	snaptest.Write(t, path, strings.ReplaceAll(s, old, new))
 }
 
@@ -75,7 +121,7 @@ func TestInputOutsideSnapshot(t *testing.T) {
 	}{
 		{"relative path climbing out", func(t *testing.T, root, outside string) {
 			rel, err := filepath.Rel(root, outside)
-			require.NoError(t, err)
+			noErr(t, "filepath.Rel", err)
 			replaceAll(t, filepath.Join(root, results), `"`+machTmp+`"`, `"`+filepath.ToSlash(rel)+`"`, 8)
 		}},
 		{"absolute path, no machine folder declared", func(t *testing.T, root, outside string) {
@@ -84,7 +130,7 @@ func TestInputOutsideSnapshot(t *testing.T) {
 		{"machine-folder link leading out", func(t *testing.T, root, outside string) {
 			p := filepath.Join(root, "machine", "tmp", "m5_prompt_1600tok.txt")
 			snaptest.Remove(t, p)
-			require.NoError(t, os.Symlink(outside, p))
+			noErr(t, "os.Symlink", os.Symlink(outside, p))
 		}},
 	}
 	for _, tt := range tests {
@@ -93,16 +139,14 @@ func TestInputOutsideSnapshot(t *testing.T) {
 			outside, forbidden := secret(t, content)
 			tt.edit(t, root, outside)
 			fs := analysistest.Findings(t, root, input.Archive)
-			out := withCheck(fs, "outside")
-			require.Len(t, out, 1, "findings: %v", fs)
-			require.Equal(t, finding.Fail, out[0].Severity)
-			require.Contains(t, out[0].Message, "runs llama_patched_step1_ngl99_cmoe_ub512, llama_patched_step2_ngl99_cmoe_ub1024, llama_patched_step3_ngl99_cmoe_ub2048 and 5 more runs read a file outside the snapshot")
-			require.Contains(t, out[0].Message, "not archived, not read")
-			require.Empty(t, withCheck(fs, "echo"), "an echo checked against a file outside")
-			all := text(fs)
-			for _, bad := range forbidden {
-				require.NotContains(t, all, bad)
+			what := "input.archive(" + tt.name + ")"
+			wantFinding(t, what, only(t, what, fs, "outside"), finding.Fail,
+				"runs llama_patched_step1_ngl99_cmoe_ub512, llama_patched_step2_ngl99_cmoe_ub1024, llama_patched_step3_ngl99_cmoe_ub2048 and 5 more runs read a file outside the snapshot",
+				"not archived, not read")
+			if echo := withCheck(fs, "echo"); len(echo) != 0 {
+				t.Fatalf("%s: echo findings %v; want none: an echo checked against a file outside", what, echo)
 			}
+			holdsNone(t, what, text(fs), forbidden...)
 		})
 	}
 }
@@ -114,12 +158,9 @@ func TestInputRootedDotDotStaysInMachine(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	replaceAll(t, filepath.Join(root, results), `"`+machTmp+`"`, `"/../../../../etc/passwd"`, 8)
 	fs := analysistest.Findings(t, root, input.Archive)
-	machine := withCheck(fs, "machine")
-	require.Len(t, machine, 1, "findings: %v", fs)
-	require.Equal(t, finding.Warn, machine[0].Severity)
-	require.Contains(t, machine[0].Message, "/../../../../etc/passwd, read by")
-	require.Contains(t, machine[0].Message, "is not on this machine any more")
-	require.NotContains(t, text(fs), "root:")
+	const what = "input.archive(/../../../../etc/passwd)"
+	wantFinding(t, what, only(t, what, fs, "machine"), finding.Warn, "/../../../../etc/passwd, read by", "is not on this machine any more")
+	holdsNone(t, what, text(fs), "root:")
 }
 
 // The prompt echo check never confirms guessed content of a file outside:
@@ -132,12 +173,14 @@ func TestInputEchoOutsideConfirmsNothing(t *testing.T) {
 		root := snaptest.CopyFixture(t, "m5")
 		outside, _ := secret(t, content)
 		rel, err := filepath.Rel(root, outside)
-		require.NoError(t, err)
+		noErr(t, "filepath.Rel", err)
 		replaceAll(t, filepath.Join(root, results), `"`+machTmp+`"`, `"`+filepath.ToSlash(rel)+`"`, 8)
 		fs := analysistest.Findings(t, root, input.Archive)
 		reports = append(reports, strings.ReplaceAll(text(fs), filepath.ToSlash(rel), "OUTSIDE"))
 	}
-	require.Equal(t, reports[0], reports[1], "findings differ with the outside file's content")
+	if diff := cmp.Diff(reports[0], reports[1]); diff != "" {
+		t.Fatalf("input.archive findings differ with the outside file's content (-real +other):\n%s", diff)
+	}
 }
 
 // An input inside the snapshot that the provenance record does not hold is
@@ -166,12 +209,12 @@ func TestInputNotArchived(t *testing.T) {
 					got = &fs[i]
 				}
 			}
-			require.NotNil(t, got, "no finding on %s: %v", tt.edit, fs)
-			require.Equal(t, tt.sev, got.Severity)
-			require.Contains(t, got.Message, tt.want)
-			require.NotContains(t, text(fs), "no archived copy")
-			require.NotContains(t, text(fs), "sha256 )")
-			require.NotContains(t, text(fs), "(0 bytes")
+			what := "input.archive(" + tt.name + ")"
+			if got == nil {
+				t.Fatalf("%s: no %s finding on %s: %v", what, tt.check, tt.edit, fs)
+			}
+			wantFinding(t, what, *got, tt.sev, tt.want)
+			holdsNone(t, what, text(fs), "no archived copy", "sha256 )", "(0 bytes")
 		})
 	}
 }
@@ -182,8 +225,9 @@ func TestProvenanceZeroDurations(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	p := filepath.Join(root, results)
 	s := snaptest.Read(t, p)
-	n := strings.Count(s, `"duration_s": `)
-	require.Equal(t, 22, n)
+	if n := strings.Count(s, `"duration_s": `); n != 22 {
+		t.Fatalf("%s holds %d durations; want 22", p, n)
+	}
 	var b strings.Builder
 	for i, part := range strings.Split(s, `"duration_s": `) {
 		if i > 0 {
@@ -195,15 +239,13 @@ func TestProvenanceZeroDurations(t *testing.T) {
 	snaptest.Write(t, p, b.String())
 
 	fs := analysistest.Findings(t, root, provenance.Provenance)
-	d := withCheck(fs, "durations")
-	require.Len(t, d, 1, "findings: %v", fs)
-	require.Equal(t, finding.Fail, d[0].Severity)
-	require.Contains(t, d[0].Message, "18 of 18 runs record a duration_s shorter than the work their own tails log")
-	require.Contains(t, d[0].Message, "strata_q2_0_moce0_short_43tok (duration_s 0, tail line")
+	const what = "provenance(durations 0)"
+	wantFinding(t, what, only(t, what, fs, "durations"), finding.Fail,
+		"18 of 18 runs record a duration_s shorter than the work their own tails log",
+		"strata_q2_0_moce0_short_43tok (duration_s 0, tail line")
 	// Untouched, the fixture's durations cover their tails.
-	ok := withCheck(analysistest.Findings(t, snaptest.Fixture(t, "m5"), provenance.Provenance), "durations")
-	require.Len(t, ok, 1)
-	require.Equal(t, finding.Pass, ok[0].Severity)
+	fs = analysistest.Findings(t, snaptest.Fixture(t, "m5"), provenance.Provenance)
+	wantFinding(t, "provenance(m5)", only(t, "provenance(m5)", fs, "durations"), finding.Pass)
 }
 
 // An archived prompt that is not a regular file is unreadable input (exit
@@ -212,10 +254,11 @@ func TestArchivedPromptDirectory(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	p := filepath.Join(root, "data", "m5_val_prompts", "strata_prompt_43tok.txt")
 	snaptest.Remove(t, p)
-	require.NoError(t, os.Mkdir(p, 0o755))
+	noErr(t, "os.Mkdir", os.Mkdir(p, 0o755))
 	_, err := archive.Load(root)
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "data/m5_val_prompts/strata_prompt_43tok.txt is a directory")
+	if want := "data/m5_val_prompts/strata_prompt_43tok.txt is a directory"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("archive.Load(a prompt that is a directory) error = %v; want one containing %q", err, want)
+	}
 }
 
 // Without a provenance role for the runner the mtime order is not checked;
@@ -224,9 +267,12 @@ func TestProvenanceWithoutRoles(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"provenance": {"runner": "runner", "builds": ["patch", "moe_metal", "route_parity", "strata_window_cli"]}`, `"provenance": {}`)
 	fs := analysistest.Findings(t, root, provenance.Provenance)
-	require.Empty(t, withCheck(fs, "order"))
-	require.Empty(t, withCheck(fs, "window"))
-	require.Len(t, withCheck(fs, "hashes"), 1)
+	for _, check := range []string{"order", "window"} {
+		if got := withCheck(fs, check); len(got) != 0 {
+			t.Fatalf("provenance(no roles) %s findings = %v; want none", check, got)
+		}
+	}
+	only(t, "provenance(no roles)", fs, "hashes")
 }
 
 // A setting the spec misspells is an error naming the spec file and line.
@@ -234,8 +280,9 @@ func TestProvenanceBadSettings(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"provenance": {"runner"`, `"provenance": {"runer"`)
 	_, _, err := analysistest.Run(t, root, provenance.Provenance)
-	require.Error(t, err)
-	require.Regexp(t, `^strataspec\.json:\d+: rules\.provenance: unknown key "runer"`, err.Error())
+	if re := regexp.MustCompile(`^strataspec\.json:\d+: rules\.provenance: unknown key "runer"`); err == nil || !re.MatchString(err.Error()) {
+		t.Fatalf("provenance(\"runer\") error = %v; want one matching %q", err, re)
+	}
 }
 
 // The issue's case as written: a strata run's --prompt-file set to
@@ -246,13 +293,15 @@ func TestInputPromptFileEtcPasswd(t *testing.T) {
         "data/m5_val_prompts/strata_prompt_1024tok.txt"`, `"--prompt-file",
         "../../../../../../../../etc/passwd"`, 1)
 	fs := analysistest.Findings(t, root, input.Archive)
-	out := withCheck(fs, "outside")
-	require.Len(t, out, 1, "findings: %v", fs)
-	require.Equal(t, "run strata_q2_0_moce085_prefill_1024tok read a file outside the snapshot (../../../../../../../../etc/passwd): not archived, not read", out[0].Message)
-	require.Equal(t, "not read", out[0].Raw)
-	require.NotContains(t, text(fs), "root:")
+	const what = "input.archive(--prompt-file ../../../../etc/passwd)"
+	out := only(t, what, fs, "outside")
+	const want = "run strata_q2_0_moce085_prefill_1024tok read a file outside the snapshot (../../../../../../../../etc/passwd): not archived, not read"
+	if out.Message != want || out.Raw != "not read" {
+		t.Fatalf("%s = %q, raw %q; want %q, raw \"not read\"", what, out.Message, out.Raw, want)
+	}
+	holdsNone(t, what, text(fs), "root:")
 	if b, err := os.ReadFile("/etc/passwd"); err == nil {
-		require.NotContains(t, text(fs), num.Format(float64(len(b)), 0)+" bytes")
+		holdsNone(t, what, text(fs), num.Format(float64(len(b)), 0)+" bytes")
 	}
 }
 
@@ -260,21 +309,24 @@ func TestInputPromptFileEtcPasswd(t *testing.T) {
 // gives provenance nothing to check: it says so instead of passing.
 func TestProvenanceNotApplied(t *testing.T) {
 	root := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "runs"), 0o755))
+	noErr(t, "os.MkdirAll", os.MkdirAll(filepath.Join(root, "runs"), 0o755))
 	snaptest.Write(t, filepath.Join(root, "runs", "decode.log"),
 		"llama_perf_context_print:        eval time =    6832.30 ms /    22 runs   (  310.56 ms per token,     3.22 tokens per second)\n")
 	snaptest.Write(t, filepath.Join(root, "runs", "decode.json"), `{"cmd": ["llama-completion", "-n", "22"]}`)
 	fs, notApplied, err := analysistest.Run(t, root, provenance.Provenance)
-	require.NoError(t, err)
-	require.Empty(t, fs)
-	require.Contains(t, notApplied, "no provenance record, no run with a recorded duration")
+	noErr(t, "provenance(a folder of logs)", err)
+	if len(fs) != 0 {
+		t.Fatalf("provenance(a folder of logs) = %v; want no finding", fs)
+	}
+	if want := "no provenance record, no run with a recorded duration"; !strings.Contains(notApplied, want) {
+		t.Fatalf("provenance(a folder of logs) not applied %q; want it to contain %q", notApplied, want)
+	}
 
 	// With a duration recorded, it is checked against the tail.
 	snaptest.Write(t, filepath.Join(root, "runs", "decode.json"), `{"cmd": ["llama-completion", "-n", "22"], "duration_s": 2.5}`)
-	d := withCheck(analysistest.Findings(t, root, provenance.Provenance), "durations")
-	require.Len(t, d, 1)
-	require.Equal(t, finding.Fail, d[0].Severity)
-	require.Contains(t, d[0].Message, "decode (duration_s 2.5, tail line 1 logs eval_ms 6832.30 ms)")
+	const what = "provenance(a log with duration_s 2.5)"
+	d := only(t, what, analysistest.Findings(t, root, provenance.Provenance), "durations")
+	wantFinding(t, what, d, finding.Fail, "decode (duration_s 2.5, tail line 1 logs eval_ms 6832.30 ms)")
 }
 
 // A provenance record that names a path outside the snapshot is data: both
@@ -283,7 +335,7 @@ func TestProvenancePathOutside(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	outside, forbidden := secret(t, "SECRET-hunter2 recorded as a prompt\n")
 	rel, err := filepath.Rel(root, outside)
-	require.NoError(t, err)
+	noErr(t, "filepath.Rel", err)
 	p := filepath.Join(root, results)
 	snaptest.EditNth(t, p, `"path": "data/m5_val_prompts/strata_prompt_43tok.txt"`, `"path": "`+filepath.ToSlash(rel)+`"`, 1)
 
@@ -292,18 +344,23 @@ func TestProvenancePathOutside(t *testing.T) {
 	for _, f := range withCheck(prov, "hashes") {
 		if f.File == filepath.ToSlash(rel) {
 			named++
-			require.Equal(t, finding.Fail, f.Severity)
-			require.Equal(t, "prompt file "+filepath.ToSlash(rel)+" in the provenance record is outside the snapshot: not archived, not read", f.Message)
+			if want := "prompt file " + filepath.ToSlash(rel) + " in the provenance record is outside the snapshot: not archived, not read"; f.Severity != finding.Fail || f.Message != want {
+				t.Fatalf("provenance(a recorded path outside) = %s %q; want fail %q", f.Severity, f.Message, want)
+			}
 		}
 	}
-	require.Equal(t, 1, named, "findings: %v", prov)
+	if named != 1 {
+		t.Fatalf("provenance(a recorded path outside): %d hashes findings on it; want 1; findings: %v", named, prov)
+	}
 	arch := analysistest.Findings(t, root, input.Archive)
 	out := withCheck(arch, "provenance")
-	require.NotEmpty(t, out)
-	require.Contains(t, out[0].Message, "a path outside the snapshot: not archived, not read")
-	for _, bad := range forbidden {
-		require.NotContains(t, text(prov)+text(arch), bad)
+	if len(out) == 0 {
+		t.Fatalf("input.archive(a recorded path outside): no provenance finding; findings: %v", arch)
 	}
+	if want := "a path outside the snapshot: not archived, not read"; !strings.Contains(out[0].Message, want) {
+		t.Fatalf("input.archive(a recorded path outside) = %q; want it to contain %q", out[0].Message, want)
+	}
+	holdsNone(t, "a recorded path outside", text(prov)+text(arch), forbidden...)
 }
 
 // The provenance record is read where the spec's results entry says: a
@@ -313,20 +370,27 @@ func TestProvenanceRecordWhereTheSpecSays(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	snaptest.Edit(t, filepath.Join(root, results), `"provenance": {`, `"files_used": {`)
 	fs, notApplied, err := analysistest.Run(t, root, provenance.Provenance)
-	require.NoError(t, err)
-	require.Empty(t, notApplied)
-	require.Empty(t, withCheck(fs, "hashes"), "a record read from an undeclared key")
+	noErr(t, "provenance(files_used)", err)
+	if notApplied != "" {
+		t.Fatalf("provenance(files_used) did not apply: %s", notApplied)
+	}
+	if h := withCheck(fs, "hashes"); len(h) != 0 {
+		t.Fatalf("provenance(files_used, undeclared) hashes findings = %v; want none: a record read from an undeclared key", h)
+	}
 	snap, err := archive.Load(root)
-	require.NoError(t, err)
+	noErr(t, "archive.Load", err)
 	var noted bool
 	for _, n := range snap.Notes {
 		noted = noted || n.Path == "files_used"
 	}
-	require.True(t, noted, "the undeclared record's key is not noted: %v", snap.Notes)
+	if !noted {
+		t.Fatalf("archive.Load(files_used, undeclared) notes = %v; want one on files_used", snap.Notes)
+	}
 
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"runs": "runs"}`, `"runs": "runs", "provenance": "files_used"}`)
-	h := withCheck(analysistest.Findings(t, root, provenance.Provenance), "hashes")
-	require.Len(t, h, 1)
-	require.Equal(t, finding.Pass, h[0].Severity)
-	require.Equal(t, "5 script/binary and 7 prompt sha256s match the files on disk", h[0].Message)
+	const what = "provenance(files_used, declared)"
+	h := only(t, what, analysistest.Findings(t, root, provenance.Provenance), "hashes")
+	if want := "5 script/binary and 7 prompt sha256s match the files on disk"; h.Severity != finding.Pass || h.Message != want {
+		t.Fatalf("%s = %s %q; want pass %q", what, h.Severity, h.Message, want)
+	}
 }

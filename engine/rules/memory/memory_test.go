@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/analysis/analysistest"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/rules/arena"
 	"github.com/strataspec/strataspec/engine/rules/memory"
+	"github.com/strataspec/strataspec/engine/rules/parity"
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestMemoryFixtures(t *testing.T) {
@@ -97,19 +98,20 @@ func TestMemoryXNUCaveat(t *testing.T) {
 // settings that make no sense the audit stops, naming the spec's line.
 func TestInvariantSettings(t *testing.T) {
 	const spec = "strataspec.json"
-	for _, rule := range []string{"parity", "arena", "memory"} {
+	for _, a := range []*analysis.Analyzer{parity.Parity, arena.Arena, memory.Memory} {
+		rule := a.Name
 		t.Run(rule+" not applied", func(t *testing.T) {
 			root := snaptest.CopyFixture(t, "m5-v3")
 			p := filepath.Join(root, spec)
 			s := snaptest.Read(t, p)
 			i := strings.Index(s, "\n    \""+rule+"\": {")
-			require.GreaterOrEqual(t, i, 0, "fixture spec has no %s settings", rule)
+			if i < 0 {
+				t.Fatalf("fixture spec has no %s settings", rule)
+			}
 			snaptest.Write(t, p, s[:i+1]+"    \"_"+rule+"\": {"+s[i+len("\n    \""+rule+"\": {"):])
-			rep, err := audit.Audit(root, rule)
-			require.NoError(t, err)
-			assert.Empty(t, rep.Findings)
-			require.Len(t, rep.Summary.NotApplied, 1)
-			assert.Contains(t, rep.Summary.NotApplied[0].Reason, `"rules": {"`+rule+`"}`)
+			if got, want := analysistest.NotApplied(t, root, a), `"rules": {"`+rule+`"}`; !strings.Contains(got, want) {
+				t.Errorf("%s without settings: not applied %q; want a reason containing %q", rule, got, want)
+			}
 		})
 	}
 	for _, tt := range []struct {
@@ -128,8 +130,9 @@ func TestInvariantSettings(t *testing.T) {
 			s := snaptest.Read(t, p)
 			snaptest.Write(t, p, strings.Replace(s, tt.old, tt.new, 1))
 			_, err := audit.Audit(root, tt.rule)
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tt.want)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("audit.Audit(%s with %q) error = %v; want one containing %q", tt.rule, tt.new, err, tt.want)
+			}
 			// The line named is the rule's key under "rules", or the
 			// misspelt key's.
 			lines := strings.Split(s, "\n")
@@ -142,7 +145,9 @@ func TestInvariantSettings(t *testing.T) {
 					want = i + 1
 				}
 			}
-			assert.Contains(t, err.Error(), spec+":"+strconv.Itoa(want)+":")
+			if at := spec + ":" + strconv.Itoa(want) + ":"; !strings.Contains(err.Error(), at) {
+				t.Errorf("audit.Audit(%s with %q) error = %q; want it to name %s", tt.rule, tt.new, err, at)
+			}
 		})
 	}
 }

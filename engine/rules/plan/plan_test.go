@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
@@ -16,8 +17,6 @@ import (
 	planmd "github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/tail"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 const gatePlan = `# p
@@ -156,9 +155,13 @@ func TestPlanRulesMissingInput(t *testing.T) {
 			"fail plan.uncovered  PLAN.md 0  ", // adopt: no claims table, the gate binds nothing
 			"warn plan.uncovered  PLAN.md 0  gated=0 ungated=7 skipped=0",
 		}
-		assert.Equal(t, want, got, "plan.uncovered without PLAN.claims")
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("plan.uncovered without PLAN.claims: findings (-want +got):\n%s", diff)
+		}
 		strict := report.New("x", []string{"plan"}, Strict(r.Findings))
-		assert.Equal(t, 8, strict.Summary.Fail, "-strict without PLAN.claims: fails; want the adopt fail and the 7 ungated numbers")
+		if got := strict.Summary.Fail; got != 8 {
+			t.Errorf("-strict without PLAN.claims: %d fails; want 8, the adopt fail and the 7 ungated numbers", got)
+		}
 	}
 }
 
@@ -217,7 +220,9 @@ func TestLabelValues(t *testing.T) {
 func findingsOf(t *testing.T, planText, claimsText string) []string {
 	t.Helper()
 	res, err := gateFacts(t, planText, claimsText).Run(Analyzers())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("plan rules over %q and %q: %v", planText, claimsText, err)
+	}
 	var got []string
 	for _, r := range res {
 		got = append(got, lines(r.Findings)...)
