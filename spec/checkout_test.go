@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
@@ -236,7 +234,9 @@ func TestCheckout(t *testing.T) {
 		// content or a hang, and -update never writes through a link.
 		base, dir, shown := checkoutGolden(root)
 		fsys, err := snapfs.Open(base)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("snapfs.Open(%s) = %v", base, err)
+		}
 		defer fsys.Close()
 		present, err := fsys.Present(dir)
 		if err != nil {
@@ -246,12 +246,16 @@ func TestCheckout(t *testing.T) {
 			t.Skipf("no golden reports for this checkout in %s: create them with %s=%s go test ./spec/ -run Checkout/golden -update", filepath.Join(base, dir), envCheckout, os.Getenv(envCheckout))
 		}
 		rep, err := audit.Audit(root, "")
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("audit.Audit(%s) = %v", root, err)
+		}
 		rep.Root = shown
 		for _, format := range []struct{ name, file string }{{"text", "report.txt"}, {"json", "report.json"}} {
 			t.Run(format.file, func(t *testing.T) {
 				var buf bytes.Buffer
-				require.NoError(t, rep.Write(&buf, format.name))
+				if err := rep.Write(&buf, format.name); err != nil {
+					t.Fatalf("Write(%q) = %v", format.name, err)
+				}
 				golden.AssertFS(t, fsys, dir+"/"+format.file, buf.Bytes())
 			})
 		}
@@ -284,7 +288,9 @@ func TestCheckoutSpecResults(t *testing.T) {
 		}},
 	} {
 		results, err := checkoutSpec(snaptest.Fixture(t, tt.snap))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("checkoutSpec(fixtures/%s) = %v", tt.snap, err)
+		}
 		rows := 0
 		var failed []string
 		for _, c := range results {

@@ -11,7 +11,6 @@ import (
 	"github.com/strataspec/strataspec/engine/report"
 	plangate "github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/stretchr/testify/require"
 )
 
 // TestGateSwitchedOff: a claims table that declares no claim section binds
@@ -23,7 +22,9 @@ func TestGateSwitchedOff(t *testing.T) {
 		root := snaptest.CopyFixture(t, "m5")
 		snaptest.Write(t, filepath.Join(root, "PLAN.claims"), content)
 		rep, err := audit.Audit(root, "plan")
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("audit(-rules plan) with PLAN.claims %q = %v", content, err)
+		}
 		if !rep.Failed() {
 			t.Errorf("audit(-rules plan) with PLAN.claims %q = %s; want a fail", content, rep.Verdict)
 			continue
@@ -47,9 +48,13 @@ func TestGateSwitchedOff(t *testing.T) {
 // claims rows say why they did not apply.
 func TestGateRemoved(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
-	require.NoError(t, os.Remove(filepath.Join(root, "PLAN.claims")))
+	if err := os.Remove(filepath.Join(root, "PLAN.claims")); err != nil {
+		t.Fatal(err)
+	}
 	rep, err := audit.Audit(root, "plan")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("audit(-rules plan) without PLAN.claims = %v", err)
+	}
 	ungated, gate := 0, ""
 	for _, f := range rep.Findings {
 		if f.Rule == "plan.uncovered" && f.Check == plangate.UncoveredCheck && f.Severity == finding.Warn {
@@ -74,13 +79,19 @@ func TestGateRemoved(t *testing.T) {
 	}
 
 	// a folder of logs with no plan at all: the plan rules do not apply
-	require.NoError(t, os.Remove(filepath.Join(root, "PLAN.md")))
+	if err := os.Remove(filepath.Join(root, "PLAN.md")); err != nil {
+		t.Fatal(err)
+	}
 	rep, err = audit.Audit(root, "plan")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("audit(-rules plan) without PLAN.md = %v", err)
+	}
 	for _, r := range rep.Rules {
 		if r.Applied || r.Reason != "no PLAN.md" {
 			t.Errorf("%s without PLAN.md: applied %v, reason %q; want not applied: no PLAN.md", r.Name, r.Applied, r.Reason)
 		}
 	}
-	require.Empty(t, rep.Findings, "without PLAN.md")
+	if len(rep.Findings) != 0 {
+		t.Errorf("audit(-rules plan) without PLAN.md: findings %v; want none", rep.Findings)
+	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/stretchr/testify/require"
 )
 
 // Paths named in run records are data (issue 13): in a copy of fixtures/m5
@@ -25,7 +24,9 @@ func TestHostileRecordedPaths(t *testing.T) {
 	forbidden := []string{"hunter2", hex.EncodeToString(sum[:])[:12], "37 bytes"}
 	outsideDir := t.TempDir()
 	outside := filepath.Join(outsideDir, "secret.txt")
-	require.NoError(t, os.WriteFile(outside, []byte(secret), 0o644))
+	if err := os.WriteFile(outside, []byte(secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name string
@@ -33,13 +34,17 @@ func TestHostileRecordedPaths(t *testing.T) {
 	}{
 		{"--prompt-file climbing out", func(t *testing.T, root string) {
 			rel, err := filepath.Rel(root, outside)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatalf("filepath.Rel(%q, %q) = %v", root, outside, err)
+			}
 			snaptest.EditNth(t, filepath.Join(root, snaptest.ResultsFile), `"data/m5_val_prompts/strata_prompt_1024tok.txt"`, `"`+filepath.ToSlash(rel)+`"`, 1)
 		}},
 		{"-f through a machine link leading out", func(t *testing.T, root string) {
 			p := filepath.Join(root, "machine", "tmp", "m5_prompt_1600tok.txt")
 			snaptest.Remove(t, p)
-			require.NoError(t, os.Symlink(outside, p))
+			if err := os.Symlink(outside, p); err != nil {
+				t.Fatal(err)
+			}
 		}},
 	}
 	for _, tt := range tests {
@@ -47,18 +52,26 @@ func TestHostileRecordedPaths(t *testing.T) {
 			root := snaptest.CopyFixture(t, "m5")
 			tt.edit(t, root)
 			rep, err := audit.Audit(root, "")
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatalf("audit.Audit(copy of m5, %s) = %v", tt.name, err)
+			}
 			var outsideFindings int
 			for _, f := range rep.Findings {
 				if f.Rule == "input.archive" && f.Check == "outside" && f.Severity == finding.Fail {
 					outsideFindings++
-					require.Contains(t, f.Message, "read a file outside the snapshot")
+					if !strings.Contains(f.Message, "read a file outside the snapshot") {
+						t.Errorf("input.archive outside fail %q; want it to say the run read a file outside the snapshot", f.Message)
+					}
 				}
 			}
-			require.Equal(t, 1, outsideFindings)
+			if outsideFindings != 1 {
+				t.Errorf("audit with %s: %d input.archive outside fails; want 1", tt.name, outsideFindings)
+			}
 			for _, format := range []string{"text", "markdown", "json", "github", "sarif", "junit", "html"} {
 				var buf bytes.Buffer
-				require.NoError(t, rep.Write(&buf, format))
+				if err := rep.Write(&buf, format); err != nil {
+					t.Fatalf("Write(%q) = %v", format, err)
+				}
 				for _, bad := range forbidden {
 					if strings.Contains(buf.String(), bad) {
 						t.Errorf("%s report holds %q of the file outside the snapshot", format, bad)

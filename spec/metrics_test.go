@@ -9,7 +9,6 @@ import (
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/golden"
 	"github.com/strataspec/strataspec/engine/tail"
-	"github.com/stretchr/testify/require"
 )
 
 // metricsText prints every parsed metric of a snapshot, one per line:
@@ -48,7 +47,9 @@ func metricsText(ctx *audit.Context) []byte {
 // or line shows up as a diff of golden/m5-v3/metrics.tsv.
 func TestGoldenMetrics(t *testing.T) {
 	ctx, err := audit.Load("../fixtures/m5-v3")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("audit.Load(fixtures/m5-v3) = %v", err)
+	}
 	golden.Assert(t, "../golden/m5-v3/metrics.tsv", metricsText(ctx))
 }
 
@@ -57,9 +58,13 @@ func TestGoldenMetrics(t *testing.T) {
 // measurements.
 func TestSameRuns(t *testing.T) {
 	v3, err := audit.Load("../fixtures/m5-v3")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("audit.Load(fixtures/m5-v3) = %v", err)
+	}
 	fixed, err := audit.Load("../fixtures/m5")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("audit.Load(fixtures/m5) = %v", err)
+	}
 	if len(v3.Snap.Runs) != 22 || len(fixed.Snap.Runs) != 22 {
 		t.Fatalf("runs: m5-v3 %d, m5 %d; want 22 each (5 speed + 9 TF + 4 + 4 llama.cpp)", len(v3.Snap.Runs), len(fixed.Snap.Runs))
 	}

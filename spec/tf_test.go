@@ -9,7 +9,6 @@ import (
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/gguf"
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/stretchr/testify/require"
 )
 
 // The teacher-forcing files and KLD sample size (audit §3, F32–F37): on the
@@ -69,15 +68,21 @@ func TestTFNewDocument(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := snaptest.CopyFixture(t, "m5-v3")
 			gf, err := gguf.Parse("vocab", []byte(snaptest.Read(t, filepath.Join(root, "data", "vocab-synthetic-chatml.gguf"))))
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatalf("gguf.Parse(data/vocab-synthetic-chatml.gguf) = %v", err)
+			}
 			v, err := gf.Vocab()
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatalf("Vocab() = %v", err)
+			}
 			user := "<|im_start|>user\n" + tt.content + "<|im_end|>\n"
 			var ids []int32
 			var sizes []int
 			for _, part := range []string{user, header, scored} {
 				p, err := v.Encode(part)
-				require.NoError(t, err)
+				if err != nil {
+					t.Fatalf("Encode(%q) = %v", part, err)
+				}
 				ids = append(ids, p...)
 				sizes = append(sizes, len(p))
 			}
@@ -103,11 +108,17 @@ func TestTFNewDocument(t *testing.T) {
 			}
 			want := fmt.Sprintf("layout: user turn ids 0–%d (%d), assistant header %d–%d (%d), scored %d–%d (%d)",
 				sizes[0]-1, sizes[0], sizes[0], sizes[0]+sizes[1]-1, sizes[1], sizes[0]+sizes[1], len(ids)-1, sizes[2])
-			require.True(t, has(mine, "layout", finding.Pass, want), "no layout pass %q in %v", want, mine)
-			require.True(t, has(mine, "truncated", tt.sev, tt.truncation), "no %v truncation finding %q in %v", tt.sev, tt.truncation, mine)
-			require.True(t, has(mine, "layout", finding.Fail, "not in provenance"), "the new file is not in provenance: want a fail saying so in %v", mine)
-			if tt.label != "" {
-				require.True(t, has(mine, "label", finding.Warn, tt.label), "no label warning %q in %v", tt.label, mine)
+			if !has(mine, "layout", finding.Pass, want) {
+				t.Errorf("tf findings of %s = %v; want a layout pass %q", rel, mine, want)
+			}
+			if !has(mine, "truncated", tt.sev, tt.truncation) {
+				t.Errorf("tf findings of %s = %v; want a %v truncation finding %q", rel, mine, tt.sev, tt.truncation)
+			}
+			if !has(mine, "layout", finding.Fail, "not in provenance") {
+				t.Errorf("tf findings of %s = %v; want a layout fail saying it is not in provenance", rel, mine)
+			}
+			if tt.label != "" && !has(mine, "label", finding.Warn, tt.label) {
+				t.Errorf("tf findings of %s = %v; want a label warning %q", rel, mine, tt.label)
 			}
 		})
 	}
