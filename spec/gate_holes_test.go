@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/report"
 	plangate "github.com/strataspec/strataspec/engine/rules/plan"
 	"github.com/strataspec/strataspec/tools/strataspec/suggest"
-	"github.com/stretchr/testify/require"
 )
 
 // The plan gate without holes (issue 12): a parent section gates its
@@ -20,7 +21,7 @@ import (
 // with the bound runs, code spans quote real tail lines, removing a section
 // shows in the counts, and -suggest writes rows that bind.
 
-// gated returns, per plan line, the quotes the gate sourced (pass findings
+// sourced returns, per plan line, the quotes the gate sourced (pass findings
 // of plan.unsourced), as "line:quote", sorted.
 func sourced(fs []finding.Finding) []string {
 	var out []string
@@ -46,6 +47,7 @@ func gateCounts(t *testing.T, fs []finding.Finding) (raw, msg string) {
 	return "", ""
 }
 
+// replaceOnce returns b with old, which must occur once, replaced by new.
 func replaceOnce(t *testing.T, b []byte, old, new string) []byte {
 	t.Helper()
 	if n := bytes.Count(b, []byte(old)); n != 1 {
@@ -54,19 +56,41 @@ func replaceOnce(t *testing.T, b []byte, old, new string) []byte {
 	return bytes.Replace(b, []byte(old), []byte(new), 1)
 }
 
+// parseCounts returns the gated and ungated counts of gate counts raw
+// ("gated=98 ungated=0 skipped=7"); counts it cannot read fail the test.
+func parseCounts(t *testing.T, raw string) (gated, ungated int) {
+	t.Helper()
+	var skipped int
+	if n, err := fmt.Sscanf(raw, "gated=%d ungated=%d skipped=%d", &gated, &ungated, &skipped); n != 3 {
+		t.Fatalf("gate counts %q: %v; want gated=N ungated=N skipped=N", raw, err)
+	}
+	return gated, ungated
+}
+
 // TestGateParentSection: `section §7` instead of `section §7.1 #5` gates
 // the same numbers (§7.1 #1–#4 are declared history with skip lines).
 func TestGateParentSection(t *testing.T) {
 	base := loadSnap(t, "m5")
 	pt, ct := readFixture(t, "m5", "PLAN.md"), readFixture(t, "m5", "PLAN.claims")
 	want := gate(t, base)
+	if len(sourced(want)) == 0 {
+		t.Fatal("fixtures/m5: the gate sources no quote; the comparison would test nothing")
+	}
 	got := gate(t, withFiles(t, base, pt, replaceOnce(t, ct, "section §7.1 #5\n", "section §7\n")))
-	require.Empty(t, failures(got), "section §7: fails")
-	require.Equal(t, sourced(want), sourced(got), "section §7: the sourced quotes differ from section §7.1 #5's")
+	if fs := failures(got); len(fs) != 0 {
+		t.Errorf("section §7: fails %v; want none", fs)
+	}
+	if diff := cmp.Diff(sourced(want), sourced(got)); diff != "" {
+		t.Errorf("section §7: the sourced quotes differ from section §7.1 #5's (-§7.1 #5 +§7):\n%s", diff)
+	}
 	wr, wm := gateCounts(t, want)
 	gr, gm := gateCounts(t, got)
-	require.Equal(t, wr, gr, "gate counts")
-	require.Equal(t, wm, gm, "gate counts per section")
+	if gr != wr {
+		t.Errorf("section §7: gate counts %q; want %q, section §7.1 #5's", gr, wr)
+	}
+	if gm != wm {
+		t.Errorf("section §7: gate counts per section %q; want %q, section §7.1 #5's", gm, wm)
+	}
 
 	// a number added to §7.1 #5 is caught through the parent section
 	bad := replaceOnce(t, pt, "- IQ3_S, 43-tok: arena + RA", "- IQ3_S, 43-tok, 7.77 ms: arena + RA")
@@ -98,7 +122,9 @@ func TestGateUncovered(t *testing.T) {
 	added := append(bytes.Clone(pt), "\nDecode on the 1,024-token run reaches 14.27 tok/s.\n"...)
 	line := bytes.Count(added, []byte("\n"))
 	fs := gate(t, withFiles(t, base, added, ct))
-	require.Empty(t, failures(fs))
+	if f := failures(fs); len(f) != 0 {
+		t.Errorf("plan with a sentence appended outside the claim sections: fails %v; want none", f)
+	}
 	var warned []string
 	for _, f := range fs {
 		if f.Rule == "plan.uncovered" && f.Check == plangate.UncoveredCheck && f.Severity == finding.Warn {
@@ -106,7 +132,9 @@ func TestGateUncovered(t *testing.T) {
 		}
 	}
 	want := []string{fmt.Sprintf("%d:1,024-token", line), fmt.Sprintf("%d:14.27 tok/s", line)}
-	require.Equal(t, want, warned, "plan.uncovered warnings")
+	if diff := cmp.Diff(want, warned); diff != "" {
+		t.Errorf("plan with a sentence appended: plan.uncovered warnings differ (-want +got):\n%s", diff)
+	}
 
 	strict := report.New("x", []string{"plan"}, plangate.Strict(fs))
 	if !strict.Failed() || strict.Summary.Fail != 2 {
@@ -139,9 +167,8 @@ func TestGateRemovedSection(t *testing.T) {
 	before, _ := gateCounts(t, gate(t, base))
 	fs := gate(t, withFiles(t, base, pt, []byte(strings.Join(kept, ""))))
 	after, msg := gateCounts(t, fs)
-	var g0, u0, s0, g1, u1, s1 int
-	fmt.Sscanf(before, "gated=%d ungated=%d skipped=%d", &g0, &u0, &s0)
-	fmt.Sscanf(after, "gated=%d ungated=%d skipped=%d", &g1, &u1, &s1)
+	g0, u0 := parseCounts(t, before)
+	g1, u1 := parseCounts(t, after)
 	if g1 >= g0 || u1 <= u0 || !strings.Contains(msg, "§2.7.A #30") {
 		t.Errorf("without section §2.7.A #30: counts %q (before %q), %q; want fewer gated, more ungated, §2.7.A #30 named", after, before, msg)
 	}
@@ -161,13 +188,8 @@ func TestGateRemovedSectionLine(t *testing.T) {
 	before, _ := gateCounts(t, gate(t, base))
 	fs := gate(t, withFiles(t, base, pt, replaceOnce(t, ct, "section §7.1 #5\n", "")))
 	after, msg := gateCounts(t, fs)
-	var g0, u0, s0, g1, u1, s1 int
-	if n, err := fmt.Sscanf(before, "gated=%d ungated=%d skipped=%d", &g0, &u0, &s0); n != 3 {
-		t.Fatalf("gate counts %q: %v", before, err)
-	}
-	if n, err := fmt.Sscanf(after, "gated=%d ungated=%d skipped=%d", &g1, &u1, &s1); n != 3 {
-		t.Fatalf("gate counts %q: %v", after, err)
-	}
+	g0, u0 := parseCounts(t, before)
+	g1, u1 := parseCounts(t, after)
 	_, ungatedList, _ := strings.Cut(msg, "ungated (")
 	if g1 >= g0 || u1 <= u0 || !strings.Contains(ungatedList, "§7.1 #5") {
 		t.Errorf("without the line section §7.1 #5: counts %q (before %q), message %q; want fewer gated, more ungated, §7.1 #5 among the ungated", after, before, msg)
@@ -226,7 +248,9 @@ func TestGateDeepExpression(t *testing.T) {
 func TestGateSuggest(t *testing.T) {
 	t.Run("m5-v3", func(t *testing.T) {
 		pc, err := planCheck(loadSnap(t, "m5-v3"))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("planCheck(fixtures/m5-v3) = %v", err)
+		}
 		ss := suggest.Rows(pc.Table, pc.Env, pc.Result)
 		numbers := 0 // as the audit counts them: a range is one number, a sum one per part
 		for _, s := range ss {
@@ -256,7 +280,9 @@ func TestGateSuggest(t *testing.T) {
 		empty := []byte(strings.Join(decl, ""))
 		c := withFiles(t, base, pt, empty)
 		pc, err := planCheck(c)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("planCheck(fixtures/m5 without rows) = %v", err)
+		}
 		ss := suggest.Rows(pc.Table, pc.Env, pc.Result)
 		rows := string(empty)
 		// a quote twice on one line is one finding: count line:quote pairs
@@ -320,9 +346,16 @@ func TestGateBOM(t *testing.T) {
 	base := loadSnap(t, "m5")
 	pt, ct := readFixture(t, "m5", "PLAN.md"), readFixture(t, "m5", "PLAN.claims")
 	want := gate(t, base)
+	if len(sourced(want)) == 0 {
+		t.Fatal("fixtures/m5: the gate sources no quote; the comparison would test nothing")
+	}
 	got := gate(t, withFiles(t, base, append([]byte("\uFEFF"), pt...), append([]byte("\uFEFF"), ct...)))
-	require.Empty(t, failures(got), "with a BOM")
-	require.Equal(t, sourced(want), sourced(got), "with a BOM: the sourced quotes differ")
+	if fs := failures(got); len(fs) != 0 {
+		t.Errorf("with a BOM: fails %v; want none", fs)
+	}
+	if diff := cmp.Diff(sourced(want), sourced(got)); diff != "" {
+		t.Errorf("with a BOM: the sourced quotes differ (-without +with):\n%s", diff)
+	}
 	notes := 0
 	for _, f := range got {
 		if f.Check == plangate.ReadCheck && strings.Contains(f.Message, "byte order mark") {
