@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/live/livetest"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 // The live re-runs on every platform: the recorded runs of fixtures/m5 re-run
@@ -31,16 +33,16 @@ func fakeCheckout(t *testing.T) (string, []liveRun) {
 	if len(runs) == 0 {
 		t.Fatal("fixtures/m5 has no run to re-run")
 	}
-	return installFake(t, runs), runs
+	dir := t.TempDir()
+	installFake(t, dir, runs)
+	return dir, runs
 }
 
-// installFake builds the fake engine and installs it in a temporary
-// checkout at the recorded program path of every run; it returns the
-// checkout.
-func installFake(t *testing.T, runs []liveRun) string {
+// installFake builds the fake engine and installs it in the checkout dir
+// at the recorded program path of every run.
+func installFake(t *testing.T, dir string, runs []liveRun) {
 	t.Helper()
 	fake := livetest.Build(t, t.TempDir())
-	dir := t.TempDir()
 	installed := map[string]bool{}
 	for _, lr := range runs {
 		if argv0 := lr.run.Cmd[0]; !installed[argv0] {
@@ -48,7 +50,6 @@ func installFake(t *testing.T, runs []liveRun) string {
 			livetest.Install(t, fake, dir, argv0)
 		}
 	}
-	return dir
 }
 
 // fakeReplay is the fake engine's replay of lr: its archived output with
@@ -187,45 +188,71 @@ func TestLiveFakeEngineFails(t *testing.T) {
 	})
 }
 
-// fakeLlamaCheckout installs the fake engine, as the fake llama.cpp engine,
-// at the program path of every llama-cli and llama-bench run of
-// fixtures/llamacpp-real (./bin/llama-cli, ./bin/llama-bench) in a
-// temporary checkout, and returns the checkout and the runs.
+// fakeLlamaCheckout copies fixtures/llamacpp-real into a temporary
+// checkout and installs the fake engine, as the fake llama.cpp engine, at
+// the program path of every llama-cli and llama-bench run
+// (./bin/llama-cli, ./bin/llama-bench); it returns the checkout and those
+// runs, as read from it.
 func fakeLlamaCheckout(t *testing.T) (string, []liveRun) {
 	t.Helper()
-	runs := liveLlamaRuns(t, loadSnap(t, "llamacpp-real"), regexp.MustCompile(""))
+	dir := snaptest.CopyFixture(t, "llamacpp-real")
+	ctx, err := audit.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []liveRun
+	for _, lr := range liveLlamaRuns(t, ctx, regexp.MustCompile("")) {
+		if lr.skip == "" {
+			runs = append(runs, lr)
+		}
+	}
 	if len(runs) == 0 {
 		t.Fatal("fixtures/llamacpp-real has no run to re-run")
 	}
-	return installFake(t, runs), runs
+	installFake(t, dir, runs)
+	return dir, runs
+}
+
+// fakeLlamaConfig re-runs against the fake llama.cpp engine: each run's
+// replay written before it starts, drift beyond 15 % failing; count, when
+// set, counts the re-runs that started by parser.
+func fakeLlamaConfig(count map[string]int) liveConfig {
+	return liveConfig{
+		timeout: 2 * time.Minute, minimum: time.Second, every: 20 * time.Millisecond,
+		tol: 0.15, strict: true, progress: testing.Verbose(), pass: []string{livetest.EnvReplay},
+		before: func(t *testing.T, i int, lr liveRun) {
+			if count != nil {
+				count[lr.run.Parser]++
+			}
+			livetest.Use(t, fakeReplay(i, lr))
+		},
+	}
 }
 
 // TestLiveFakeLlamaCpp re-runs the recorded llama-cli and llama-bench runs
 // of fixtures/llamacpp-real, a real build's outputs, against the fake
-// llama.cpp engine: it prints each run's recorded output in its real format
-// (a llama-cli log, llama-bench JSON, JSONL, CSV and markdown) with every
-// timing and rate moved by up to ±3 %, started with the recorded argv and
-// environment. Token counts and the other deterministic metrics must come
-// back exactly, the measured ones within the 15 % drift.
+// llama.cpp engine, through the path STRATA_CHECKOUT takes (rerunCheckout,
+// as TestLiveRuns): the checkout is a copy of the fixture with the fake at
+// ./bin/llama-cli and ./bin/llama-bench. The fake prints each run's
+// recorded output in its real format (a llama-cli log, llama-bench JSON,
+// JSONL, CSV and markdown) with every timing and rate moved by up to ±3 %,
+// started with the recorded argv and environment. Token counts and the
+// other deterministic metrics (a bench row's printed model size and
+// parameter count among them) must come back exactly, the measured ones
+// within the 15 % drift; every llama-cli and llama-bench run must have been
+// re-run, none skipped.
 func TestLiveFakeLlamaCpp(t *testing.T) {
-	dir, runs := fakeLlamaCheckout(t)
-	var cli, bench int
-	for _, lr := range runs {
-		switch lr.run.Parser {
-		case livetest.LlamaCpp:
-			cli++
-		case livetest.Bench:
-			bench++
-		}
+	dir, _ := fakeLlamaCheckout(t)
+	t.Setenv(envCheckout, dir)
+	t.Setenv("STRATA_LIVE_RUNS", "")
+	count := map[string]int{}
+	rerunCheckout(t, fakeLlamaConfig(count))
+	if cli, bench := count[livetest.LlamaCpp], count[livetest.Bench]; cli < 10 || bench < 5 {
+		t.Errorf("STRATA_CHECKOUT=%s: %d llama-cli and %d llama-bench runs re-run; want ≥ 10 and ≥ 5", dir, cli, bench)
 	}
-	if cli < 10 || bench < 4 {
-		t.Fatalf("fixtures/llamacpp-real: %d llama-cli and %d llama-bench runs to re-run; want ≥ 10 and ≥ 4", cli, bench)
+	if n := count[livetest.Perplexity] + count[livetest.Server]; n != 0 {
+		t.Errorf("%d llama-perplexity or llama-server runs re-run; want them skipped (llamaSkip)", n)
 	}
-	rerunAll(t, runs, liveConfig{
-		dir: dir, timeout: 2 * time.Minute, minimum: time.Second, every: 20 * time.Millisecond,
-		tol: 0.15, strict: true, progress: testing.Verbose(), pass: []string{livetest.EnvReplay},
-		before: func(t *testing.T, i int, lr liveRun) { livetest.Use(t, fakeReplay(i, lr)) },
-	})
 }
 
 // TestLiveFakeLlamaCppDrift: a re-run is judged on what the fresh process
@@ -277,6 +304,99 @@ func TestLiveFakeLlamaCppDrift(t *testing.T) {
 			}
 			if !found || len(bad) != 1 {
 				t.Errorf("re-run of %s printing %q: not OK %q; want only %s (%s) reported, fresh %s", tt.run, tt.new, bad, tt.metric, tt.kind, tt.fresh)
+			}
+		})
+	}
+}
+
+// TestLiveCheckoutSkips: STRATA_CHECKOUT is honoured on every platform, and
+// what cannot re-run here is skipped with the reason, never passed. Off
+// darwin/arm64 a strata checkout's runs and route_parity records (a copy of
+// fixtures/m5 with the fake engine at every program, so nothing is missing)
+// are each skipped naming darwin/arm64, and none starts; a llama.cpp log
+// folder without its binaries (a copy of fixtures/llamacpp-real, as
+// committed) skips each llama-cli and llama-bench run naming the program
+// looked for.
+func TestLiveCheckoutSkips(t *testing.T) {
+	t.Setenv("STRATA_LIVE_RUNS", "")
+	t.Run("strata", func(t *testing.T) {
+		if runtime.GOOS == "darwin" && runtime.GOARCH == "arm64" {
+			t.Skip("strata runs re-run on darwin/arm64 (TestLiveRuns with STRATA_CHECKOUT)")
+		}
+		dir := snaptest.CopyFixture(t, "m5")
+		installFake(t, dir, liveRuns(loadSnap(t, "m5"), regexp.MustCompile("")))
+		t.Setenv(envCheckout, dir)
+		ctx, err := audit.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := checkoutRuns(t, ctx, dir, regexp.MustCompile(""), strataEngine)
+		if len(runs) < 20 {
+			t.Fatalf("checkoutRuns(copy of fixtures/m5) = %d runs; want its 14 strata runs and 6 route_parity records", len(runs))
+		}
+		for _, lr := range runs {
+			if !strings.Contains(lr.skip, "darwin/arm64 only, not on "+runtime.GOOS) {
+				t.Errorf("checkoutRuns(copy of fixtures/m5): %s skip = %q; want the reason naming darwin/arm64", lr.run.Name, lr.skip)
+			}
+		}
+		cfg := fakeLlamaConfig(nil)
+		cfg.before = func(t *testing.T, _ int, lr liveRun) {
+			t.Errorf("%s re-ran on %s/%s; want it skipped", lr.run.Name, runtime.GOOS, runtime.GOARCH)
+		}
+		rerunCheckout(t, cfg)
+	})
+	t.Run("llama.cpp without binaries", func(t *testing.T) {
+		dir := snaptest.CopyFixture(t, "llamacpp-real")
+		ctx, err := audit.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, lr := range checkoutRuns(t, ctx, dir, regexp.MustCompile(""), strataEngine) {
+			if llamaSkip(lr.run.Parser) != "" {
+				continue
+			}
+			n++
+			if want := lr.run.Cmd[0][2:] + " is " + live.ErrNoProgram.Error(); !strings.Contains(lr.skip, want) {
+				t.Errorf("checkoutRuns(copy of fixtures/llamacpp-real): %s skip = %q; want it to name %q", lr.run.Name, lr.skip, want)
+			}
+		}
+		if n < 15 {
+			t.Errorf("checkoutRuns(copy of fixtures/llamacpp-real): %d llama-cli and llama-bench runs; want 16", n)
+		}
+	})
+}
+
+// TestLiveBareProgram: a run recorded with a bare argv[0] (llama-bench as
+// found on $PATH, ./llama-cli run from its build folder) re-runs the
+// program in the folder the spec file's "bin" declares, and the spec says
+// so: without "bin" the same run is skipped naming the root's file.
+func TestLiveBareProgram(t *testing.T) {
+	t.Setenv("STRATA_LIVE_RUNS", "^(cli_a_01|bench_r5_json)$")
+	for _, tt := range []struct {
+		name  string
+		spec  string // the spec file's "bin", "" for none
+		reran int
+	}{
+		{"bin declared", `"bin": ["build/bin"],`, 2},
+		{"no bin", "", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := snaptest.CopyFixture(t, "llamacpp-real")
+			snaptest.Edit(t, filepath.Join(dir, "runs", "cli_a_01.json"), `"./bin/llama-cli",`, `"./llama-cli",`)
+			snaptest.Edit(t, filepath.Join(dir, "runs", "bench_r5_json.json"), `"./bin/llama-bench",`, `"llama-bench",`)
+			snaptest.Edit(t, filepath.Join(dir, "strataspec.json"), `"rules": {`, tt.spec+`"rules": {`)
+			ctx, err := audit.Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs := liveLlamaRuns(t, ctx, regexp.MustCompile("^(cli_a_01|bench_r5_json)$"))
+			installFake(t, filepath.Join(dir, "build", "bin"), runs)
+			t.Setenv(envCheckout, dir)
+			count := map[string]int{}
+			rerunCheckout(t, fakeLlamaConfig(count))
+			if got := count[livetest.LlamaCpp] + count[livetest.Bench]; got != tt.reran {
+				t.Errorf("re-runs of ./llama-cli and llama-bench with the fake in build/bin, spec %q: %d; want %d", tt.spec, got, tt.reran)
 			}
 		})
 	}

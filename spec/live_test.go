@@ -18,12 +18,14 @@ import (
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
-// Live re-runs: the recorded strata runs and route_parity records of a
-// checkout run again, and their fresh metrics are set against the archived
-// ones (deterministic metrics exactly, measured ones within a drift). On an
-// M-series Mac they run the checkout's engine (live_darwin_arm64_test.go);
-// everywhere they run the fake engine of engine/live/livetest, which replays
-// the recorded runs of fixtures/m5 (live_fake_test.go).
+// Live re-runs: the recorded runs of a checkout run again, and their fresh
+// metrics are set against the archived ones (deterministic metrics exactly,
+// measured ones within a drift). STRATA_CHECKOUT names the checkout on every
+// platform (live_checkout_test.go): its llama-cli and llama-bench runs
+// re-run wherever their programs are in it, its strata runs and route_parity
+// records on an M-series Mac only (live_darwin_arm64_test.go). Everywhere
+// the fake engine of engine/live/livetest replays the recorded runs of
+// fixtures/m5 and fixtures/llamacpp-real (live_fake_test.go).
 
 // TestLiveClassification insists that every metric the strata and
 // route_parity parsers read from the snapshot is classified on purpose as
@@ -69,6 +71,7 @@ type liveRun struct {
 	archived *tail.Metrics                           // the engine's own metrics of the archived output
 	parse    func(source, text string) *tail.Metrics // the parser of its output
 	parity   bool                                    // a route_parity record, not a strata run
+	skip     string                                  // why it is not re-run here ("" when it is)
 }
 
 // liveRuns returns the runs of ctx that selected by name can be re-run:
@@ -99,24 +102,37 @@ func freshParse(r *archive.Run) func(source, text string) *tail.Metrics {
 	return func(source, text string) *tail.Metrics { return audit.ParseRun(r.WithOutput(source, text)) }
 }
 
-// liveLlamaRuns returns the llama-cli and llama-bench runs of ctx that
-// selected by name can be re-run (their environment recorded), in archive
-// order, each with its archived output read from its record or log file.
+// liveLlamaRuns returns the llama.cpp runs of ctx that selected by name
+// have their environment recorded, in archive order, each with its archived
+// output read from its record or log file. llama-cli and llama-bench runs
+// re-run; a perplexity or server run is listed with why it is not
+// (llamaSkip).
 func liveLlamaRuns(t *testing.T, ctx *audit.Context, sel *regexp.Regexp) []liveRun {
 	t.Helper()
 	var out []liveRun
 	for _, r := range ctx.Snap.Runs {
-		if r.CarriedOver || r.Env == nil || !sel.MatchString(r.Name) ||
-			r.Parser != checkout.ParserLlamaCpp && r.Parser != checkout.ParserBench {
+		if r.CarriedOver || r.Env == nil || !sel.MatchString(r.Name) || !audit.IsLlamaCpp(r) {
 			continue
 		}
 		text, err := r.Text()
 		if err != nil {
 			t.Fatalf("run %s: %v", r.Name, err)
 		}
-		out = append(out, liveRun{run: r, text: text, archived: live.EngineMetrics(text, ctx.Metrics[r.Name]), parse: freshParse(r)})
+		out = append(out, liveRun{run: r, text: text, archived: live.EngineMetrics(text, ctx.Metrics[r.Name]), parse: freshParse(r), skip: llamaSkip(r.Parser)})
 	}
 	return out
+}
+
+// llamaSkip says why the runs of a llama.cpp program (by parser) are not
+// re-run, "" when they are.
+func llamaSkip(parser string) string {
+	switch parser {
+	case checkout.ParserPerplexity:
+		return "llama-perplexity runs are not re-run: with --kl-divergence-base a run writes that file, and a re-run in the checkout would overwrite the archived copy the other runs read"
+	case checkout.ParserServer:
+		return "llama-server runs are not re-run: the server's figures come from the requests it answered, and a re-run does not replay them"
+	}
+	return ""
 }
 
 // liveConfig says how a spec re-runs the recorded runs.
@@ -132,6 +148,7 @@ type liveConfig struct {
 	before   func(t *testing.T, i int, lr liveRun) // called before each re-run (the fake engine's replay)
 	progress bool                                  // log progress (-v shows it as the run goes)
 	pass     []string                              // live.Options.PassEnv (the fake engine's replay variable)
+	bin      []string                              // live.Options.Bin: the spec file's bin folders
 }
 
 // runTimeout fits want inside what go test's -timeout leaves, keeping a
@@ -161,6 +178,7 @@ func rerun(t *testing.T, i, n int, lr liveRun, cfg liveConfig) (*live.Result, []
 		WaitDelay:     cfg.wait,
 		Memory:        cfg.memory,
 		PassEnv:       cfg.pass,
+		Bin:           cfg.bin,
 		MetricLine:    func(l string) bool { return len(lr.parse("", l).List) > 0 },
 	}
 	if cfg.progress {
@@ -184,6 +202,9 @@ func rerun(t *testing.T, i, n int, lr liveRun, cfg liveConfig) (*live.Result, []
 func rerunAll(t *testing.T, runs []liveRun, cfg liveConfig) {
 	for i, lr := range runs {
 		t.Run(lr.run.Name, func(t *testing.T) {
+			if lr.skip != "" {
+				t.Skip(lr.skip)
+			}
 			if cfg.before != nil {
 				cfg.before(t, i, lr)
 			}

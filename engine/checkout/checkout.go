@@ -41,7 +41,8 @@
 //	  "rules": {"parity": {"configs": [{"name": "K=512", "key": "k512", "tolerance": 1e-6}],
 //	                       "mode_env": "STRATA_METAL_MATH", "default_mode": "default",
 //	                       "modes": ["default", "fast"], "repeats": 3}},
-//	  "sources": [{"glob": "scripts/**", "language": "python"}]  // source files; language by extension when omitted
+//	  "sources": [{"glob": "scripts/**", "language": "python"}], // source files; language by extension when omitted
+//	  "bin": ["build/bin"]                // where a live re-run finds a bare argv[0] (llama-bench); default the root
 //	}
 //
 // A format (read by engine/format) is a list of line patterns, or an object
@@ -102,6 +103,10 @@ type Spec struct {
 	// Sources are the checkout's source files (globs), read by the code
 	// rules; with none, the files the runs' provenance records.
 	Sources []SourceGlob `json:"sources,omitempty"`
+	// Bin are the checkout's folders where a live re-run finds a program
+	// recorded by a bare name ("llama-bench", "./llama-cli"), in order;
+	// with none, the checkout's root (engine/live.ResolveIn).
+	Bin []string `json:"bin,omitempty"`
 
 	data      []byte
 	lines     jsontree.LineIndex // line starts of the spec file
@@ -685,6 +690,11 @@ func (s *Spec) validate(data []byte) error {
 	s.compiled = map[string][]Pattern{}
 	if err := s.compileFormats(); err != nil {
 		return err
+	}
+	for _, b := range s.Bin {
+		if !relative(b) {
+			return errf(b, "bin: folder %q must be relative to the checkout and stay inside it", b)
+		}
 	}
 	for _, g := range s.Sources {
 		if !relative(g.Glob) {

@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -69,6 +70,9 @@ type Options struct {
 	// PassEnv names variables of this process passed to the run besides
 	// the allow-list Environ builds (the fake engine's replay file).
 	PassEnv []string
+	// Bin are the checkout's folders a program recorded by a bare name is
+	// found in (ResolveIn), in order; none: the checkout's root.
+	Bin []string
 }
 
 // Progress is a running re-run's state, for a person watching it.
@@ -97,14 +101,26 @@ type Result struct {
 	Refused []Refused
 }
 
+// ErrNoProgram is returned by ResolveIn for a recorded program that is not
+// in the checkout (not built there, or its bin folder not declared).
+var ErrNoProgram = errors.New("not in the checkout")
+
 // Resolve returns the program to run for a recorded argv[0]: a path inside
-// the checkout at root, as the recorded one is relative to the checkout. An
-// absolute argv[0], one that climbs out with "..", and one that leads out
-// through a symbolic link are refused (ErrOutsideCheckout) with the path: a
-// results file is input, and a re-run never runs a program it names
-// elsewhere on the machine. A bare name is a file in the checkout, never a
-// $PATH lookup.
-func Resolve(root, argv0 string) (string, error) {
+// the checkout at root, as the recorded one is relative to the checkout. It
+// is ResolveIn with no bin folder.
+func Resolve(root, argv0 string) (string, error) { return ResolveIn(root, nil, argv0) }
+
+// ResolveIn returns the program to run for a recorded argv[0], a path
+// inside the checkout at root. An absolute argv[0], one that climbs out with
+// "..", and one that leads out through a symbolic link are refused
+// (ErrOutsideCheckout) with the path: a results file is input, and a re-run
+// never runs a program it names elsewhere on the machine. A bare name, one
+// without a folder ("llama-bench", "./llama-cli": found on $PATH or in the
+// working directory when it was recorded), is looked up in the bin folders
+// of the checkout in order (the spec file's "bin"), or at the root when none
+// is given; never on $PATH. A program that is not there is ErrNoProgram,
+// naming every place looked in.
+func ResolveIn(root string, bin []string, argv0 string) (string, error) {
 	if root == "" {
 		return "", errors.New("no checkout directory to resolve the program in")
 	}
@@ -115,7 +131,7 @@ func Resolve(root, argv0 string) (string, error) {
 		return "", fmt.Errorf("argv[0] %s is an absolute path, %w %s", argv0, ErrOutsideCheckout, root)
 	}
 	clean := filepath.Clean(argv0)
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+	if climbs(clean) {
 		return "", fmt.Errorf("argv[0] %s climbs %w %s", argv0, ErrOutsideCheckout, root)
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
@@ -125,17 +141,39 @@ func Resolve(root, argv0 string) (string, error) {
 	if realRoot, err = filepath.Abs(realRoot); err != nil {
 		return "", fmt.Errorf("checkout: %w", err)
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(realRoot, clean))
-	if err != nil {
-		return "", fmt.Errorf("argv[0] %s: %w", argv0, err)
+	places := []string{clean}
+	if !strings.ContainsRune(clean, filepath.Separator) && len(bin) > 0 {
+		places = places[:0]
+		for _, b := range bin {
+			b = filepath.Clean(filepath.FromSlash(b))
+			if filepath.IsAbs(b) || climbs(b) {
+				return "", fmt.Errorf("bin folder %s: %w %s", b, ErrOutsideCheckout, root)
+			}
+			places = append(places, filepath.Join(b, clean))
+		}
 	}
-	if rel, err := filepath.Rel(realRoot, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("argv[0] %s leads through a symbolic link to %s, %w %s", argv0, real, ErrOutsideCheckout, root)
+	for _, p := range places {
+		real, err := filepath.EvalSymlinks(filepath.Join(realRoot, p))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("argv[0] %s: %w", argv0, err)
+		}
+		if rel, err := filepath.Rel(realRoot, real); err != nil || climbs(rel) {
+			return "", fmt.Errorf("argv[0] %s leads through a symbolic link to %s, %w %s", argv0, real, ErrOutsideCheckout, root)
+		}
+		if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+			return "", fmt.Errorf("argv[0] %s is not a regular file in the checkout %s", argv0, root)
+		}
+		return real, nil
 	}
-	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
-		return "", fmt.Errorf("argv[0] %s is not a regular file in the checkout %s", argv0, root)
-	}
-	return real, nil
+	return "", fmt.Errorf("argv[0] %s: %s is %w %s", argv0, strings.Join(places, " or "), ErrNoProgram, root)
+}
+
+// climbs reports whether a cleaned relative path leads out with "..".
+func climbs(clean string) bool {
+	return clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator))
 }
 
 // Rerun executes r's recorded command again in the checkout opt.Dir with the
@@ -152,7 +190,7 @@ func Rerun(ctx context.Context, r *archive.Run, opt Options) (*Result, error) {
 	if len(r.Cmd) == 0 {
 		return nil, fmt.Errorf("live: %s: recorded command is empty", r.Name)
 	}
-	prog, err := Resolve(opt.Dir, r.Cmd[0])
+	prog, err := ResolveIn(opt.Dir, opt.Bin, r.Cmd[0])
 	if err != nil {
 		return nil, fmt.Errorf("live: %s: %w", r.Name, err)
 	}
