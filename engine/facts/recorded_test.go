@@ -8,7 +8,6 @@ import (
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/stretchr/testify/require"
 )
 
 // Files reads every file the run records name once: an input through the
@@ -18,9 +17,13 @@ func TestFiles(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	snaptest.EditNth(t, filepath.Join(root, snaptest.ResultsFile), `"data/m5_val_prompts/strata_prompt_2048tok.txt"`, `"../outside.txt"`, 1)
 	snap, err := archive.Load(root)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("archive.Load(%s): %v", root, err)
+	}
 	files, err := analysis.Compute(analysis.NewDriver(snap), facts.Files)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Compute(Files): %v", err)
+	}
 
 	tests := []struct {
 		name, rel, describe string
@@ -32,7 +35,9 @@ func TestFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := files[tt.name]
-		require.NotNil(t, f, tt.name)
+		if f == nil {
+			t.Fatalf("Files[%q] = nil; want the recorded file", tt.name)
+		}
 		if f.Rel != tt.rel || f.Describe() != tt.describe || (f.Data != nil) != tt.data || f.Outside != tt.outside {
 			t.Errorf("Files[%q] = rel %q, %s, data %v, outside %v; want %q, %s, %v, %v",
 				tt.name, f.Rel, f.Describe(), f.Data != nil, f.Outside, tt.rel, tt.describe, tt.data, tt.outside)

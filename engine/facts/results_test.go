@@ -5,32 +5,46 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/strataspec/strataspec/engine/tables"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestResultsTables(t *testing.T) {
 	snap, err := archive.Load(snaptest.Fixture(t, "m5-v3"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("archive.Load(fixtures/m5-v3): %v", err)
+	}
 	docs, err := analysis.Compute(analysis.NewDriver(snap), Results)
-	require.NoError(t, err)
-	require.Equal(t, []string{snaptest.ResultsFile}, docs.Files)
+	if err != nil {
+		t.Fatalf("Compute(Results): %v", err)
+	}
+	if diff := cmp.Diff([]string{snaptest.ResultsFile}, docs.Files); diff != "" {
+		t.Fatalf("results documents mismatch (-want +got):\n%s", diff)
+	}
 
 	perf, err := docs.Table(tables.Loc{Path: "perf"})
-	require.NoError(t, err)
-	assert.Equal(t, snaptest.ResultsFile, perf.File)
-	assert.Len(t, perf.Rows, 14)
+	if err != nil {
+		t.Fatalf("Table(perf): %v", err)
+	}
+	if perf.File != snaptest.ResultsFile || len(perf.Rows) != 14 || perf.Line <= 1 {
+		t.Errorf("Table(perf) = %s line %d, %d rows; want %s, 14 rows at their line", perf.File, perf.Line, len(perf.Rows), snaptest.ResultsFile)
+	}
 	same, err := docs.Table(tables.Loc{File: snaptest.ResultsFile, Path: "perf"})
-	require.NoError(t, err)
-	assert.Equal(t, perf.Line, same.Line)
+	if err != nil {
+		t.Fatalf("Table(%s: perf): %v", snaptest.ResultsFile, err)
+	}
+	if same.Line != perf.Line || len(same.Rows) != len(perf.Rows) {
+		t.Errorf("Table(%s: perf) = line %d, %d rows; want line %d, %d rows as Table(perf)", snaptest.ResultsFile, same.Line, len(same.Rows), perf.Line, len(perf.Rows))
+	}
 
 	for _, loc := range []tables.Loc{{Path: "no_such_block"}, {File: "machine/mtimes.json", Path: "perf"}} {
-		_, err := docs.Table(loc)
-		assert.True(t, errors.Is(err, ErrAbsent) && errors.Is(err, tables.ErrMissing), "Table(%v) = %v; want ErrAbsent and tables.ErrMissing", loc, err)
+		if _, err := docs.Table(loc); !errors.Is(err, ErrAbsent) || !errors.Is(err, tables.ErrMissing) {
+			t.Errorf("Table(%v) = %v; want ErrAbsent and tables.ErrMissing", loc, err)
+		}
 	}
 }
 

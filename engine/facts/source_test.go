@@ -1,9 +1,12 @@
 package facts_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
@@ -11,16 +14,18 @@ import (
 	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/strataspec/strataspec/engine/source"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func sources(t *testing.T, root string) *facts.SourceSet {
 	t.Helper()
 	snap, err := archive.Load(root)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("archive.Load(%s): %v", root, err)
+	}
 	ss, err := analysis.Compute(analysis.NewDriver(snap), facts.Sources)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Compute(Sources): %v", err)
+	}
 	return ss
 }
 
@@ -31,30 +36,61 @@ func sources(t *testing.T, root string) *facts.SourceSet {
 func TestSources(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `{"glob": "vendor/**"}`, `{"glob": "vendor/**/*.metal", "language": "c"}`)
-	require.NoError(t, os.WriteFile(filepath.Join(root, "tools.py"), []byte("def f():\n    return 1 / 3\n"), 0o644))
+	if err := os.WriteFile(filepath.Join(root, "tools.py"), []byte("def f():\n    return 1 / 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ss := sources(t, root)
-	assert.Equal(t, []string{"scripts/patch_strata_metal.py", "scripts/run_phase0_phase2_m5_validation.py", "vendor/strata/metal/moe.metal"}, ss.Paths())
+	want := []string{"scripts/patch_strata_metal.py", "scripts/run_phase0_phase2_m5_validation.py", "vendor/strata/metal/moe.metal"}
+	if diff := cmp.Diff(want, ss.Paths()); diff != "" {
+		t.Errorf("Paths() mismatch (-want +got):\n%s", diff)
+	}
 
-	f, err := ss.File("scripts/run_phase0_phase2_m5_validation.py")
-	require.NoError(t, err)
-	assert.Equal(t, source.Python, f.Lang)
-	assert.NotEmpty(t, f.FuncsNamed("self_test"))
-	again, err := ss.File("scripts/run_phase0_phase2_m5_validation.py")
-	require.NoError(t, err)
-	assert.Same(t, f, again, "a source is read once")
+	const script = "scripts/run_phase0_phase2_m5_validation.py"
+	f, err := ss.File(script)
+	if err != nil {
+		t.Fatalf("File(%q): %v", script, err)
+	}
+	if f.Lang != source.Python {
+		t.Errorf("File(%q).Lang = %v; want %v", script, f.Lang, source.Python)
+	}
+	if len(f.FuncsNamed("self_test")) == 0 {
+		t.Errorf("File(%q).FuncsNamed(\"self_test\") = none; want the script's self_test", script)
+	}
+	again, err := ss.File(script)
+	if err != nil {
+		t.Fatalf("File(%q) again: %v", script, err)
+	}
+	if again != f {
+		t.Errorf("File(%q) twice = %p, %p; want the same *File: a source is read once", script, f, again)
+	}
 
 	f, err = ss.File("tools.py") // not declared: read on request
-	require.NoError(t, err)
-	assert.Equal(t, []source.Func{{Name: "f", Qualified: "f", Start: 1, End: 2}}, f.Funcs)
+	if err != nil {
+		t.Fatalf("File(%q): %v", "tools.py", err)
+	}
+	if diff := cmp.Diff([]source.Func{{Name: "f", Qualified: "f", Start: 1, End: 2}}, f.Funcs); diff != "" {
+		t.Errorf("File(%q).Funcs mismatch (-want +got):\n%s", "tools.py", diff)
+	}
 
-	_, err = ss.File("scripts/absent.py")
-	assert.ErrorIs(t, err, facts.ErrAbsent)
-	_, err = ss.File("../outside.py")
-	assert.ErrorIs(t, err, snapfs.ErrOutside)
+	for _, tt := range []struct {
+		path string
+		want error
+	}{
+		{"scripts/absent.py", facts.ErrAbsent},
+		{"../outside.py", snapfs.ErrOutside},
+	} {
+		if _, err := ss.File(tt.path); !errors.Is(err, tt.want) {
+			t.Errorf("File(%q) = %v; want %v", tt.path, err, tt.want)
+		}
+	}
 
 	all, err := ss.All()
-	require.NoError(t, err)
-	assert.Len(t, all, 3)
+	if err != nil {
+		t.Fatalf("All(): %v", err)
+	}
+	if len(all) != 3 {
+		t.Errorf("All() = %d files; want 3", len(all))
+	}
 }
 
 // TestSourcesDefault: without "sources" the files provenance records are
@@ -65,5 +101,8 @@ func TestSourcesDefault(t *testing.T) {
     {"glob": "scripts/**"},
     {"glob": "vendor/**"}
   ],`, "")
-	assert.Equal(t, []string{"scripts/patch_strata_metal.py", "vendor/strata/metal/moe.metal", "scripts/run_phase0_phase2_m5_validation.py"}, sources(t, root).Paths())
+	want := []string{"scripts/patch_strata_metal.py", "vendor/strata/metal/moe.metal", "scripts/run_phase0_phase2_m5_validation.py"}
+	if diff := cmp.Diff(want, sources(t, root).Paths()); diff != "" {
+		t.Errorf("Paths() without \"sources\" mismatch (-want +got):\n%s", diff)
+	}
 }
