@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/strataspec/strataspec/engine/checkout"
 )
@@ -32,9 +31,13 @@ func TestParseBlanksStringsAndComments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := Parse(tt.file, []byte(tt.src), LangOf(tt.file))
-		assert.Equal(t, tt.code, strings.TrimSpace(f.Code[tt.line-1]), "Parse(%q).Code[%d]", tt.src, tt.line)
+		if got := strings.TrimSpace(f.Code[tt.line-1]); got != tt.code {
+			t.Errorf("Parse(%q).Code[%d] = %q; want %q", tt.src, tt.line-1, got, tt.code)
+		}
 		if tt.strs != nil {
-			assert.Equal(t, tt.strs, f.Strings[0], "Parse(%q).Strings[0]", tt.src)
+			if diff := cmp.Diff(tt.strs, f.Strings[0]); diff != "" {
+				t.Errorf("Parse(%q).Strings[0] mismatch (-want +got):\n%s", tt.src, diff)
+			}
 		}
 	}
 }
@@ -50,7 +53,9 @@ func TestNumberLiterals(t *testing.T) {
 		{"1.36GB", nil},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, NumberLiterals(tt.in), "NumberLiterals(%q)", tt.in)
+		if got := NumberLiterals(tt.in); !cmp.Equal(got, tt.want) {
+			t.Errorf("NumberLiterals(%q) = %q; want %q", tt.in, got, tt.want)
+		}
 	}
 }
 
@@ -83,14 +88,21 @@ func TestCFuncs(t *testing.T) {
 		{Name: "prompt_gemm_need_bytes", Qualified: "Window::prompt_gemm_need_bytes", Start: 13, End: 18},
 		{Name: "pad_rows", Qualified: "pad_rows", Start: 20, End: 20},
 	}
-	require.Equal(t, want, f.Funcs)
-	assert.Len(t, f.FuncsNamed("Window::prompt_gemm_need_bytes"), 1)
-	assert.Len(t, f.FuncsNamed("prompt_gemm_need_bytes"), 1)
+	if diff := cmp.Diff(want, f.Funcs); diff != "" {
+		t.Fatalf("Parse(w.cpp).Funcs mismatch (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"Window::prompt_gemm_need_bytes", "prompt_gemm_need_bytes"} {
+		if got := f.FuncsNamed(name); len(got) != 1 {
+			t.Errorf("FuncsNamed(%q) = %+v; want one function", name, got)
+		}
+	}
 	var divs []string
 	for _, l := range f.Divisors(13, 18) {
 		divs = append(divs, l.Text)
 	}
-	assert.Equal(t, []string{"16", "4"}, divs, "Divisors of prompt_gemm_need_bytes")
+	if want := []string{"16", "4"}; !cmp.Equal(divs, want) {
+		t.Errorf("Divisors(13, 18) (prompt_gemm_need_bytes) = %q; want %q", divs, want)
+	}
 }
 
 const pySrc = `SAMPLE = "mem: scratch 1.36 GB"
@@ -112,10 +124,13 @@ x = 1
 
 func TestPythonFuncsAndKeys(t *testing.T) {
 	f := Parse("r.py", []byte(pySrc), Python)
-	require.Equal(t, []Func{
+	wantFuncs := []Func{
 		{Name: "blocks", Qualified: "blocks", Start: 4, End: 14},
 		{Name: "inner", Qualified: "inner", Start: 12, End: 13},
-	}, f.Funcs)
+	}
+	if diff := cmp.Diff(wantFuncs, f.Funcs); diff != "" {
+		t.Fatalf("Parse(r.py).Funcs mismatch (-want +got):\n%s", diff)
+	}
 	tests := []struct {
 		scope, key string
 		start, end int
@@ -130,11 +145,14 @@ func TestPythonFuncsAndKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		start, end, ok := f.Key(tt.scope, tt.key)
-		assert.Equal(t, []any{tt.start, tt.end, tt.ok}, []any{start, end, ok}, "Key(%q, %q)", tt.scope, tt.key)
+		if start != tt.start || end != tt.end || ok != tt.ok {
+			t.Errorf("Key(%q, %q) = %d, %d, %v; want %d, %d, %v", tt.scope, tt.key, start, end, ok, tt.start, tt.end, tt.ok)
+		}
 	}
 	lits := f.Literals(1, 1)
-	require.Len(t, lits, 1)
-	assert.Equal(t, Literal{Text: "1.36", Line: 1, InString: true}, lits[0])
+	if diff := cmp.Diff([]Literal{{Text: "1.36", Line: 1, InString: true}}, lits); diff != "" {
+		t.Errorf("Literals(1, 1) mismatch (-want +got):\n%s", diff)
+	}
 }
 
 // FuzzParse checks what the reader promises on any input: one blanked line

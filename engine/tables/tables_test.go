@@ -2,11 +2,12 @@ package tables
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strataspec/strataspec/engine/jsontree"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 const doc = `{
@@ -24,43 +25,80 @@ const doc = `{
 func parse(t *testing.T) *jsontree.Doc {
 	t.Helper()
 	d, err := jsontree.ParseDoc("results/r.json", []byte(doc))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("ParseDoc(results/r.json): %v", err)
+	}
 	return d
 }
 
 func TestRead(t *testing.T) {
 	d := parse(t)
 	perf, err := Read(d, "perf")
-	require.NoError(t, err)
-	require.Len(t, perf.Rows, 2)
-	assert.Equal(t, "run_a", perf.Rows[0].Key)
+	if err != nil {
+		t.Fatalf("Read(perf): %v", err)
+	}
+	if len(perf.Rows) != 2 {
+		t.Fatalf("Read(perf) = %d rows; want 2", len(perf.Rows))
+	}
+	if got := perf.Rows[0].Key; got != "run_a" {
+		t.Errorf("Read(perf).Rows[0].Key = %q; want run_a", got)
+	}
 	f, ok := perf.Row("run_b").Get("decode_tok_s")
-	assert.True(t, ok)
-	assert.Equal(t, "9.51", f.Num.Text)
-	assert.Equal(t, 4, f.Line)
-	assert.Equal(t, "perf.run_b.decode_tok_s", f.Path)
+	if !ok || f.Num.Text != "9.51" || f.Line != 4 || f.Path != "perf.run_b.decode_tok_s" {
+		t.Errorf("Read(perf).Row(run_b).Get(decode_tok_s) = %q line %d path %q, %v; want 9.51 line 4 path perf.run_b.decode_tok_s, true",
+			f.Num.Text, f.Line, f.Path, ok)
+	}
 	null, _ := perf.Row("run_a").Get("init_ms")
-	assert.True(t, null.Null)
-	assert.Equal(t, "null", null.Text())
-	assert.Nil(t, perf.Row("run_c"))
+	if !null.Null || null.Text() != "null" {
+		t.Errorf("Read(perf).Row(run_a).Get(init_ms) = Null %v, Text %q; want a null printed null", null.Null, null.Text())
+	}
+	if got := perf.Row("run_c"); got != nil {
+		t.Errorf("Read(perf).Row(run_c) = %+v; want nil", got)
+	}
 
 	rows, err := Read(d, "rows")
-	require.NoError(t, err)
-	require.Len(t, rows.Rows, 1)
-	assert.Equal(t, map[string]string{"run": "run_a", "config": "q2"}, rows.Rows[0].Strings)
-	assert.Len(t, rows.Rows[0].Fields, 1)
+	if err != nil {
+		t.Fatalf("Read(rows): %v", err)
+	}
+	if len(rows.Rows) != 1 {
+		t.Fatalf("Read(rows) = %d rows; want 1", len(rows.Rows))
+	}
+	if diff := cmp.Diff(map[string]string{"run": "run_a", "config": "q2"}, rows.Rows[0].Strings); diff != "" {
+		t.Errorf("Read(rows).Rows[0].Strings mismatch (-want +got):\n%s", diff)
+	}
+	if got := len(rows.Rows[0].Fields); got != 1 {
+		t.Errorf("Read(rows).Rows[0] = %d number fields; want 1", got)
+	}
 
 	block, err := Read(d, "block")
-	require.NoError(t, err)
-	require.NotNil(t, block.Dict)
-	x, _ := block.Dict.Get("x")
-	assert.Equal(t, 2, x.Num.Decimals, "the literal's precision is kept")
+	if err != nil {
+		t.Fatalf("Read(block): %v", err)
+	}
+	if block.Dict == nil {
+		t.Fatal("Read(block).Dict = nil; want the block")
+	}
+	x, ok := block.Dict.Get("x")
+	if !ok || x.Num.Decimals != 2 {
+		t.Errorf("Read(block).Dict.Get(x) = %d decimals, %v; want 2, true: the literal's precision is kept", x.Num.Decimals, ok)
+	}
 
 	macro, err := Read(d, "macro")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"run_a", "run_b"}, macro.Dict.Names["runs"])
-	require.Len(t, macro.Dict.Lists["kld"], 2)
-	assert.Equal(t, 0.2, macro.Dict.Lists["kld"][1].Value())
+	if err != nil {
+		t.Fatalf("Read(macro): %v", err)
+	}
+	if macro.Dict == nil {
+		t.Fatal("Read(macro).Dict = nil; want the block")
+	}
+	if diff := cmp.Diff([]string{"run_a", "run_b"}, macro.Dict.Names["runs"]); diff != "" {
+		t.Errorf("Read(macro).Dict.Names[runs] mismatch (-want +got):\n%s", diff)
+	}
+	kld := macro.Dict.Lists["kld"]
+	if len(kld) != 2 {
+		t.Fatalf("Read(macro).Dict.Lists[kld] = %d numbers; want 2", len(kld))
+	}
+	if got := kld[1].Value(); got != 0.2 {
+		t.Errorf("Read(macro).Dict.Lists[kld][1] = %v; want 0.2", got)
+	}
 }
 
 func TestReadErrors(t *testing.T) {
@@ -76,9 +114,15 @@ func TestReadErrors(t *testing.T) {
 		{"nested", "results/r.json:10:27: nested.y: want a number, a string or an array, found object", false},
 	} {
 		_, err := Read(d, tt.path)
-		if assert.Error(t, err, "Read(%q)", tt.path) {
-			assert.Contains(t, err.Error(), tt.want)
-			assert.Equal(t, tt.missing, errors.Is(err, ErrMissing), "Read(%q) = %v; ErrMissing", tt.path, err)
+		if err == nil {
+			t.Errorf("Read(%q) = nil error; want %q", tt.path, tt.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Read(%q) = %v; want an error containing %q", tt.path, err, tt.want)
+		}
+		if got := errors.Is(err, ErrMissing); got != tt.missing {
+			t.Errorf("Read(%q) = %v; errors.Is(ErrMissing) = %v; want %v", tt.path, err, got, tt.missing)
 		}
 	}
 }
