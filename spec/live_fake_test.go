@@ -257,8 +257,9 @@ func TestLiveFakeLlamaCpp(t *testing.T) {
 
 // TestLiveFakeLlamaCppDrift: a re-run is judged on what the fresh process
 // printed. The fake prints a load time and a decode rate far from the
-// archived ones, and a prompt token count one short: each is reported,
-// with the fresh value (the archived log cannot stand in for the output).
+// archived ones, a prompt token count one short, and a bench row with
+// another parameter count or model size: each is reported, alone, with the
+// fresh value (the archived log cannot stand in for the output).
 func TestLiveFakeLlamaCppDrift(t *testing.T) {
 	dir, runs := fakeLlamaCheckout(t)
 	cfg := liveConfig{dir: dir, timeout: 2 * time.Minute, minimum: time.Second, every: time.Second, tol: 0.15, pass: []string{livetest.EnvReplay}}
@@ -274,6 +275,9 @@ func TestLiveFakeLlamaCppDrift(t *testing.T) {
 		{"cli_a_01", "load time =     102.16 ms", "load time =    1150.23 ms", "load_ms", "1150.23", live.Measured},
 		{"cli_a_01", "123 tokens (    0.08 ms per token, 12879.58 tokens per second)", "122 tokens (    0.08 ms per token, 12879.58 tokens per second)", "prompt_eval_tokens", "122", live.Deterministic},
 		{"bench_r5_json", `"avg_ts": 18930.337674`, `"avg_ts": 9465.168837`, "tg32", "9465.168837", live.Measured},
+		{"bench_r5_json", `"model_n_params": 129984,`, `"model_n_params": 129985,`, "pp16[model_n_params]", "129985", live.Deterministic},
+		{"bench_r5_csv", `"139048","129984"`, `"139050","129984"`, "pp16[model_size]", "139050", live.Deterministic},
+		{"bench_r5_md", "|     0.13 M | CPU", "|     0.14 M | CPU", "pp16[params]", "0.14 M", live.Deterministic},
 	}
 	for _, tt := range tests {
 		t.Run(tt.run+"/"+tt.metric, func(t *testing.T) {

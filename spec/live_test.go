@@ -243,6 +243,16 @@ func checkDrifts(t *testing.T, drifts []live.Drift, strict bool) {
 	if len(drifts) == 0 {
 		t.Fatal("the archived output has no parsed metric: nothing to compare the re-run with")
 	}
+	det, bad := 0, 0
+	for _, d := range drifts {
+		if d.Kind == live.Deterministic {
+			det++
+		}
+		if !d.OK {
+			bad++
+		}
+	}
+	t.Logf("%d values of the fresh output set against the archived run (%d deterministic, %d measured): %d not reproduced", len(drifts), det, len(drifts)-det, bad)
 	for _, d := range drifts {
 		switch {
 		case d.OK:

@@ -339,9 +339,12 @@ type Drift struct {
 // so both tails must be cut alike (Options.TailLines = EngineLines of the
 // archived tail). Deterministic metrics must print the same text; measured
 // metrics must be within tol relative drift. A metric missing from the fresh
-// tail is never OK.
+// tail is never OK. A value printed with its configuration (a llama-bench
+// row's model size, parameter count, token counts) has each field compared
+// too, once a row (compareConfig).
 func Compare(archived, fresh *tail.Metrics, classify func(name string) Kind, tol float64) []Drift {
 	seen := map[string]int{}
+	rows := map[string]bool{} // the printed configurations compared, by line and fields
 	var out []Drift
 	for _, a := range archived.List {
 		i := seen[a.Name]
@@ -376,6 +379,59 @@ func Compare(archived, fresh *tail.Metrics, classify func(name string) Kind, tol
 			}
 		}
 		out = append(out, d)
+		if a.Detail != nil && len(a.Detail.Config) > 0 {
+			// a row's values (pp16, pp16_stddev) share its fields: once a row
+			if row := fmt.Sprint(a.Line, a.Detail.Config); !rows[row] {
+				rows[row] = true
+				out = append(out, compareConfig(a, f)...)
+			}
+		}
 	}
 	return out
+}
+
+// compareConfig sets the configuration an archived summary value was
+// measured under (once a row, named by its first value) (a llama-bench row's printed fields: model_size,
+// model_n_params, n_prompt, n_gen, threads, …) against the fresh one's, a
+// Drift per field named metric[field]. What the command and the model file
+// decide is deterministic and must print the same; the machine's own
+// description (ConfigKind) is measured: another machine prints another, and
+// its figures are then not the archived ones' to compare.
+func compareConfig(a, f tail.Metric) []Drift {
+	fresh := map[string]string{}
+	if f.Detail != nil {
+		for _, c := range f.Detail.Config {
+			fresh[c.Key] = c.Value
+		}
+	}
+	var out []Drift
+	for _, c := range a.Detail.Config {
+		d := Drift{Metric: a.Name + "[" + c.Key + "]", Kind: ConfigKind(c.Key), Archived: c.Value}
+		v, ok := fresh[c.Key]
+		d.Fresh = v
+		switch {
+		case !ok:
+			d.Why = "printed field missing from the re-run"
+		case v != c.Value && d.Kind == Deterministic:
+			d.Why = fmt.Sprintf("printed configuration changed: %s → %s", c.Value, v)
+		case v != c.Value:
+			d.Why = fmt.Sprintf("printed on another machine: %s → %s", c.Value, v)
+		default:
+			d.OK = true
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// ConfigKind says how a printed configuration field of a summary value
+// (a llama-bench row's) may differ between two runs of one command on one
+// binary and model: the machine's description (cpu_info, gpu_info) is
+// measured, every other field deterministic.
+func ConfigKind(key string) Kind {
+	switch key {
+	case "cpu_info", "gpu_info":
+		return Measured
+	}
+	return Deterministic
 }
