@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,8 +21,16 @@ type expectation struct {
 	severity finding.Severity
 	check    string // "" for any
 	file     string
-	at       int // the finding's line; -1 for any
+	at       int    // the finding's line; -1 for any
+	id       string // the audit finding id; "" for any
 	msg      *regexp.Regexp
+}
+
+// A wantFile is a parsed .want file: the analyzer it names, if any, and
+// its expectations.
+type wantFile struct {
+	rule string // from a "rule NAME" line; "" when it names none
+	want []expectation
 }
 
 // RunWant runs a over the snapshot in dir (a directory under testdata)
@@ -32,15 +41,25 @@ type expectation struct {
 // finding is checked only where an expectation names one). A line of the
 // .want file is
 //
-//	SEVERITY[/CHECK] FILE[:LINE] "REGEXP"
+//	SEVERITY[/CHECK] FILE[:LINE] [id=ID] "REGEXP"
 //
 // (pass, warn or fail; the finding's sub-check; its file, relative to the
-// snapshot, and line, "-" for a finding with no file; a Go-quoted regular
-// expression the message matches). Blank lines and lines starting with #
-// are comments. It returns the findings, for further checks.
+// snapshot, and line, "-" for a finding with no file; the audit finding id
+// it carries, F01-F42, when given; a Go-quoted regular expression the
+// message matches), or
+//
+//	rule NAME
+//
+// (the analyzer the case is for, which RunCases chooses by and RunWant
+// holds a to). Blank lines and lines starting with # are comments. It
+// returns the findings, for further checks.
 func RunWant(t *testing.T, dir string, a *analysis.Analyzer) []finding.Finding {
 	t.Helper()
-	want := readWant(t, dir+".want")
+	wf := readWant(t, dir+".want")
+	if wf.rule != "" && wf.rule != a.Name {
+		t.Fatalf("%s.want is for rule %s; RunWant was given %s", dir, wf.rule, a.Name)
+	}
+	want := wf.want
 	fs, na, err := Run(t, dir, a)
 	if err != nil {
 		t.Fatalf("%s over %s: %v", a.Name, dir, err)
@@ -56,7 +75,7 @@ func RunWant(t *testing.T, dir string, a *analysis.Analyzer) []finding.Finding {
 			continue
 		}
 		if f.Severity != finding.Pass {
-			t.Errorf("%s over %s: unexpected finding %s %s/%s %s:%d: %s", a.Name, dir, f.Severity, f.Rule, f.Check, f.File, f.Line, f.Message)
+			t.Errorf("%s over %s: unexpected finding %s %s/%s %s:%d id=%s: %s", a.Name, dir, f.Severity, f.Rule, f.Check, f.File, f.Line, f.ID, f.Message)
 		}
 	}
 	for i, e := range want {
@@ -71,7 +90,7 @@ func RunWant(t *testing.T, dir string, a *analysis.Analyzer) []finding.Finding {
 func match(want []expectation, used []bool, f finding.Finding) int {
 	for i, e := range want {
 		if used[i] || e.severity != f.Severity || e.file != f.File || (e.check != "" && e.check != f.Check) ||
-			(e.at >= 0 && e.at != f.Line) || !e.msg.MatchString(f.Message) {
+			(e.at >= 0 && e.at != f.Line) || (e.id != "" && e.id != f.ID) || !e.msg.MatchString(f.Message) {
 			continue
 		}
 		return i
@@ -81,7 +100,7 @@ func match(want []expectation, used []bool, f finding.Finding) int {
 
 // readWant reads a .want file; a line it cannot read fails the test naming
 // the file and the line.
-func readWant(t *testing.T, file string) []expectation {
+func readWant(t testing.TB, file string) wantFile {
 	t.Helper()
 	fsys, err := snapfs.Open(filepath.Dir(file)) // testdata, read as every file is: confined
 	if err != nil {
@@ -91,10 +110,17 @@ func readWant(t *testing.T, file string) []expectation {
 	if err != nil {
 		t.Fatalf("analysistest: %v", err)
 	}
-	var out []expectation
+	var wf wantFile
 	for i, text := range strings.Split(string(b), "\n") {
 		text = strings.TrimSpace(text)
 		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		if name, ok := strings.CutPrefix(text, "rule "); ok {
+			if wf.rule != "" || strings.ContainsAny(strings.TrimSpace(name), " \t") {
+				t.Fatalf("%s:%d: %q: want one line \"rule NAME\" at the most", file, i+1, text)
+			}
+			wf.rule = strings.TrimSpace(name)
 			continue
 		}
 		e, err := parseWant(text)
@@ -102,15 +128,15 @@ func readWant(t *testing.T, file string) []expectation {
 			t.Fatalf("%s:%d: %v", file, i+1, err)
 		}
 		e.line = i + 1
-		out = append(out, e)
+		wf.want = append(wf.want, e)
 	}
-	if len(out) == 0 {
+	if len(wf.want) == 0 {
 		t.Fatalf("%s: no expectation: a case that wants nothing says so with a pass line", file)
 	}
-	return out
+	return wf
 }
 
-// parseWant parses one expectation: SEVERITY[/CHECK] FILE[:LINE] "REGEXP".
+// parseWant parses one expectation: SEVERITY[/CHECK] FILE[:LINE] [id=ID] "REGEXP".
 func parseWant(text string) (expectation, error) {
 	e := expectation{at: -1}
 	head, rest, _ := strings.Cut(text, " ")
@@ -121,7 +147,7 @@ func parseWant(text string) (expectation, error) {
 	e.check = check
 	place, quoted, ok := strings.Cut(strings.TrimSpace(rest), " ")
 	if !ok {
-		return e, fmt.Errorf("want SEVERITY[/CHECK] FILE[:LINE] \"REGEXP\", found %q", text)
+		return e, fmt.Errorf("want SEVERITY[/CHECK] FILE[:LINE] [id=ID] \"REGEXP\", found %q", text)
 	}
 	if place != "-" {
 		e.file = place
@@ -133,6 +159,13 @@ func parseWant(text string) (expectation, error) {
 			e.file, e.at = f, n
 		}
 	}
+	quoted = strings.TrimSpace(quoted)
+	if id, ok := strings.CutPrefix(quoted, "id="); ok {
+		e.id, quoted, _ = strings.Cut(id, " ")
+		if e.id == "" {
+			return e, fmt.Errorf("id= with no id in %q", text)
+		}
+	}
 	pattern, err := strconv.Unquote(strings.TrimSpace(quoted))
 	if err != nil {
 		return e, fmt.Errorf("message pattern %s: want a Go-quoted string", quoted)
@@ -141,4 +174,61 @@ func parseWant(text string) (expectation, error) {
 		return e, fmt.Errorf("message pattern: %v", err)
 	}
 	return e, nil
+}
+
+// RunCases runs every case under dir with RunWant, one subtest each, so
+// that no case is left unrun: a case is a directory CASE beside its
+// CASE.want. With one analyzer every case runs it; with more, each case
+// names its own in a "rule NAME" line. A .want without its directory, a
+// directory without its .want, a rule not among analyzers, or a dir with
+// no case fails the test.
+func RunCases(t *testing.T, dir string, analyzers ...*analysis.Analyzer) {
+	t.Helper()
+	fsys, err := snapfs.Open(dir) // testdata, read as every file is: confined
+	if err != nil {
+		t.Fatalf("analysistest: %v", err)
+	}
+	wants, err := fsys.Glob("*.want")
+	if err != nil {
+		t.Fatalf("analysistest: %v", err)
+	}
+	if len(wants) == 0 {
+		t.Fatalf("%s: no CASE.want file", dir)
+	}
+	all, err := fsys.Glob("*")
+	if err != nil {
+		t.Fatalf("analysistest: %v", err)
+	}
+	for _, name := range all {
+		if st, err := fsys.Stat(name); err == nil && st.IsDir() && !slices.Contains(wants, name+".want") {
+			t.Errorf("%s: case directory %s has no %s.want beside it", dir, name, name)
+		}
+	}
+	for _, w := range wants {
+		c := strings.TrimSuffix(w, ".want")
+		if st, err := fsys.Stat(c); err != nil || !st.IsDir() {
+			t.Fatalf("%s: no case directory %s beside %s", dir, c, w)
+		}
+		a, err := caseAnalyzer(readWant(t, filepath.Join(dir, w)).rule, analyzers)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Join(dir, w), err)
+		}
+		t.Run(c, func(t *testing.T) { RunWant(t, filepath.Join(dir, c), a) })
+	}
+}
+
+// caseAnalyzer returns the analyzer a case is for: the one named by its
+// rule line, or the only one given.
+func caseAnalyzer(rule string, analyzers []*analysis.Analyzer) (*analysis.Analyzer, error) {
+	var names []string
+	for _, a := range analyzers {
+		if a.Name == rule || rule == "" && len(analyzers) == 1 {
+			return a, nil
+		}
+		names = append(names, a.Name)
+	}
+	if rule == "" {
+		return nil, fmt.Errorf("no \"rule NAME\" line to choose among %s", strings.Join(names, ", "))
+	}
+	return nil, fmt.Errorf("rule %s is none of %s", rule, strings.Join(names, ", "))
 }

@@ -65,10 +65,6 @@ func TestExit(t *testing.T) {
 	}
 }
 
-// TestExitWant: the cases in testdata, each with the findings it wants
-// beside it (analysistest.RunWant).
-func TestExitWant(t *testing.T) {
-	for _, c := range []string{"unread-failed"} {
-		t.Run(c, func(t *testing.T) { analysistest.RunWant(t, filepath.Join("testdata", c), Exit) })
-	}
-}
+// TestWant: the cases in testdata, each with the findings it wants
+// beside it (analysistest.RunCases).
+func TestWant(t *testing.T) { analysistest.RunCases(t, "testdata", Parse, Exit) }

@@ -1,0 +1,14 @@
+package compare_test
+
+import (
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/analysis/analysistest"
+	"github.com/strataspec/strataspec/engine/rules/compare"
+)
+
+// TestWant: the cases in testdata, each with the findings it wants
+// beside it (analysistest.RunCases).
+func TestWant(t *testing.T) {
+	analysistest.RunCases(t, "testdata", compare.Unlike, compare.Significance, compare.Rate)
+}
