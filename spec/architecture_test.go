@@ -47,6 +47,7 @@ func TestOnlyReadersOpenFiles(t *testing.T) {
 	root := snaptest.Root()
 	fset := token.NewFileSet()
 	var bad []string
+	parsed := 0
 	err := filepath.WalkDir(filepath.Join(root, "engine"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -66,11 +67,15 @@ func TestOnlyReadersOpenFiles(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		parsed++
 		bad = append(bad, callsOf(fset, f, fileOpeners)...)
 		return nil
 	})
 	if err != nil {
 		t.Fatalf("walking engine/: %v", err)
+	}
+	if parsed == 0 {
+		t.Fatal("no package source under engine/ outside the readers: nothing to check")
 	}
 	for _, b := range bad {
 		rel, _ := filepath.Rel(root, b)
@@ -229,6 +234,9 @@ func TestDriverImportsNoParser(t *testing.T) {
 // snapshot's file system.
 func TestRulesImportNoReader(t *testing.T) {
 	lines := goList(t, "-f", "{{.ImportPath}}:{{join .Imports \",\"}}", module+"engine/rules/...")
+	if len(lines) == 0 {
+		t.Fatal("go list engine/rules/... lists no package: nothing to check")
+	}
 	for _, l := range lines {
 		pkg, imports, _ := strings.Cut(l, ":")
 		for _, imp := range strings.Split(imports, ",") {
@@ -251,6 +259,7 @@ var ruleReads = map[string]string{
 func TestRulesReadNoLoadedFile(t *testing.T) {
 	root := snaptest.Root()
 	fset := token.NewFileSet()
+	parsed := 0
 	err := filepath.WalkDir(filepath.Join(root, "engine", "rules"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return err
@@ -264,6 +273,7 @@ func TestRulesReadNoLoadedFile(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		parsed++
 		ast.Inspect(f, func(n ast.Node) bool {
 			if c, ok := n.(*ast.CallExpr); ok {
 				if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "ReadFile" {
@@ -276,6 +286,9 @@ func TestRulesReadNoLoadedFile(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatalf("walking engine/rules: %v", err)
+	}
+	if parsed == 0 {
+		t.Fatal("no rule source under engine/rules: nothing to check")
 	}
 }
 
@@ -315,6 +328,9 @@ func TestClaimsNoInit(t *testing.T) {
 		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(files) == 0 {
+			t.Errorf("%s holds no Go file; want the claims package there", dir)
 		}
 		for _, p := range files {
 			if strings.HasSuffix(p, "_test.go") {

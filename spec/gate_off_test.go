@@ -67,6 +67,9 @@ func TestGateRemoved(t *testing.T) {
 	if ungated < 50 || !strings.HasPrefix(gate, "gated=0 ") || rep.Summary.Pass != 0 {
 		t.Errorf("audit(-rules plan) without PLAN.claims: %d ungated warnings, counts %q, %d passes; want the plan's numbers listed, gated=0, no pass", ungated, gate, rep.Summary.Pass)
 	}
+	if len(rep.Rules) != len(plangate.Analyzers()) {
+		t.Errorf("audit(-rules plan) without PLAN.claims reports %d rules; want the %d plan rules", len(rep.Rules), len(plangate.Analyzers()))
+	}
 	for _, r := range rep.Rules {
 		if r.Name != "plan.uncovered" && (r.Applied || !strings.HasPrefix(r.Reason, "no PLAN.claims")) {
 			t.Errorf("%s without PLAN.claims: applied %v, reason %q; want not applied: no PLAN.claims", r.Name, r.Applied, r.Reason)
@@ -85,6 +88,9 @@ func TestGateRemoved(t *testing.T) {
 	rep, err = audit.Audit(root, "plan")
 	if err != nil {
 		t.Fatalf("audit(-rules plan) without PLAN.md = %v", err)
+	}
+	if len(rep.Rules) != len(plangate.Analyzers()) {
+		t.Errorf("audit(-rules plan) without PLAN.md reports %d rules; want the %d plan rules", len(rep.Rules), len(plangate.Analyzers()))
 	}
 	for _, r := range rep.Rules {
 		if r.Applied || r.Reason != "no PLAN.md" {
