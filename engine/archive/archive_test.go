@@ -5,12 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestLoadFixtures(t *testing.T) {
@@ -143,21 +144,31 @@ func TestLoadKeepsUnknownKeys(t *testing.T) {
 	// only the added keys are unused.
 	root := snaptest.Fixture(t, "m5-v3")
 	snap, err := LoadResults(root, []byte(s))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("LoadResults(m5-v3 spec, unknown keys added): %v", err)
+	}
 	var notes []string
 	for _, n := range snap.Notes {
 		notes = append(notes, n.Path)
 	}
-	assert.ElementsMatch(t, []string{"notes", "runs[0].host", "schema"}, notes, "each unknown key noted once; no rule reads the runner's schema")
+	slices.Sort(notes)
+	if diff := cmp.Diff([]string{"notes", "runs[0].host", "schema"}, notes); diff != "" {
+		t.Errorf("LoadResults(m5-v3 spec, unknown keys added) noted paths mismatch (-want +got):\n%s\neach unknown key noted once; no rule reads the runner's schema", diff)
+	}
 	// With no spec, no rule reads the runner's tables: they are noted too.
 	snap, err = LoadResults("", []byte(s))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("LoadResults(no spec, unknown keys added): %v", err)
+	}
 	notes = nil
 	for _, n := range snap.Notes {
 		notes = append(notes, n.Path)
 	}
-	assert.Contains(t, notes, "summary_comparison")
-	assert.Contains(t, notes, "notes")
+	for _, want := range []string{"summary_comparison", "notes"} {
+		if !slices.Contains(notes, want) {
+			t.Errorf("LoadResults(no spec, unknown keys added) noted %q; want %q among them", notes, want)
+		}
+	}
 	for _, r := range snap.Runs {
 		if r.ExitCode == 0 && r.Extra["host"] != `"m5-studio"` {
 			t.Errorf("run %s Extra[host] = %q; want the raw JSON kept", r.Name, r.Extra["host"])
@@ -260,19 +271,30 @@ func TestLoadRecordWithoutHeader(t *testing.T) {
 				snaptest.Write(t, side, tt.sidecar)
 			}
 			s, err := Load(root)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatalf("Load(%s): %v", tt.name, err)
+			}
 			var rec *Record
 			for _, p := range s.Parity {
 				if p.File == log {
 					rec = p
 				}
 			}
-			require.NotNil(t, rec, "no record %s", log)
-			assert.Equal(t, text, rec.Text)
-			assert.Equal(t, tt.cmd, rec.Cmd)
-			assert.Equal(t, tt.env, rec.Env)
-			assert.Equal(t, tt.exit, rec.Exit)
-			assert.Equal(t, tt.hasExit, rec.HasExit)
+			if rec == nil {
+				t.Fatalf("Load(%s).Parity has no record %s", tt.name, log)
+			}
+			if rec.Text != text {
+				t.Errorf("record %s Text = %q; want %q", log, rec.Text, text)
+			}
+			if diff := cmp.Diff(tt.cmd, rec.Cmd); diff != "" {
+				t.Errorf("record %s Cmd mismatch (-want +got):\n%s", log, diff)
+			}
+			if diff := cmp.Diff(tt.env, rec.Env); diff != "" {
+				t.Errorf("record %s Env mismatch (-want +got):\n%s", log, diff)
+			}
+			if rec.Exit != tt.exit || rec.HasExit != tt.hasExit {
+				t.Errorf("record %s exit = %d, known %v; want %d, %v", log, rec.Exit, rec.HasExit, tt.exit, tt.hasExit)
+			}
 		})
 	}
 }

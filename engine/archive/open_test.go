@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/snapfs"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 func writeTree(t *testing.T, files map[string]string) string {
@@ -20,8 +21,10 @@ func writeTree(t *testing.T, files map[string]string) string {
 	dir := t.TempDir()
 	for rel, s := range files {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		snaptest.Write(t, p, s)
 	}
 	return dir
 }
@@ -37,22 +40,45 @@ func TestLoadFolderOfLogs(t *testing.T) {
 		"runs/notes.txt":     "not a run",
 	})
 	s, err := Load(dir)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Load(folder of logs): %v", err)
+	}
 	var names []string
 	for _, r := range s.Runs {
 		names = append(names, r.Name)
 	}
-	assert.ElementsMatch(t, []string{"cli", "bare", "pp"}, names)
+	slices.Sort(names)
+	if diff := cmp.Diff([]string{"bare", "cli", "pp"}, names); diff != "" {
+		t.Errorf("Load(folder of logs) run names mismatch (-want +got):\n%s", diff)
+	}
 	cli := s.Run("cli")
-	require.NotNil(t, cli)
-	assert.Equal(t, []string{"./main", "-m", "my model.gguf", "-n", "64"}, cli.Cmd)
-	assert.Equal(t, checkout.ParserLlamaCpp, cli.Parser)
-	assert.Equal(t, 3.5, cli.DurationS)
-	assert.True(t, cli.HasExit)
-	assert.Equal(t, `"mac"`, cli.Extra["host"])
-	assert.Equal(t, checkout.ParserLlamaCpp, s.Run("bare").Parser, "a log without argv is recognised by its lines")
-	assert.Equal(t, checkout.ParserBench, s.Run("pp").Parser)
-	assert.Len(t, s.Notes, 1, "the sidecar's unknown key is noted once: %v", s.Notes)
+	if cli == nil {
+		t.Fatal("Load(folder of logs).Run(cli) = nil; want the run")
+	}
+	if diff := cmp.Diff([]string{"./main", "-m", "my model.gguf", "-n", "64"}, cli.Cmd); diff != "" {
+		t.Errorf("Run(cli).Cmd mismatch (-want +got):\n%s", diff)
+	}
+	if cli.Parser != checkout.ParserLlamaCpp || cli.DurationS != 3.5 || !cli.HasExit || cli.Extra["host"] != `"mac"` {
+		t.Errorf("Run(cli) = parser %q, duration %v s, has exit %v, host %s; want %q, 3.5 s, true, \"mac\"",
+			cli.Parser, cli.DurationS, cli.HasExit, cli.Extra["host"], checkout.ParserLlamaCpp)
+	}
+	for _, tt := range []struct {
+		run  string
+		want string
+	}{
+		{"bare", checkout.ParserLlamaCpp}, // a log without argv is recognised by its lines
+		{"pp", checkout.ParserBench},
+	} {
+		r := s.Run(tt.run)
+		if r == nil {
+			t.Errorf("Run(%s) = nil; want the run", tt.run)
+		} else if r.Parser != tt.want {
+			t.Errorf("Run(%s).Parser = %q; want %q", tt.run, r.Parser, tt.want)
+		}
+	}
+	if len(s.Notes) != 1 {
+		t.Errorf("Load(folder of logs).Notes = %v; want one: the sidecar's unknown key, noted once", s.Notes)
+	}
 }
 
 func TestLoadJSONLines(t *testing.T) {
@@ -62,24 +88,31 @@ func TestLoadJSONLines(t *testing.T) {
 	})
 	_, err := Load(dir)
 	var e *Error
-	require.ErrorAs(t, err, &e)
-	assert.Equal(t, 4, e.Line, "the duplicate is on line 4: %v", err)
-	assert.Contains(t, e.Msg, "duplicate run name")
+	if !errors.As(err, &e) {
+		t.Fatalf("Load(JSON Lines with a duplicate) = %v; want an *Error", err)
+	}
+	if e.Line != 4 || !strings.Contains(e.Msg, "duplicate run name") {
+		t.Errorf("Load(JSON Lines with a duplicate) = %v; want line 4 naming a duplicate run name", err)
+	}
 }
 
 func TestLoadConfined(t *testing.T) {
 	outside := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.json"), []byte(`{"runs": [{"name": "SECRET-hunter2"}]}`), 0o644))
+	snaptest.Write(t, filepath.Join(outside, "secret.json"), `{"runs": [{"name": "SECRET-hunter2"}]}`)
 	dir := writeTree(t, map[string]string{
 		checkout.File: `{"results": [{"file": "results/r.json"}]}`,
 	})
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "results"), 0o755))
-	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.json"), filepath.Join(dir, "results", "r.json")))
+	if err := os.MkdirAll(filepath.Join(dir, "results"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, filepath.Join(outside, "secret.json"), filepath.Join(dir, "results", "r.json"))
 	_, err := Load(dir)
-	require.Error(t, err)
-	assert.True(t, errors.Is(err, snapfs.ErrOutside), "error %v; want ErrOutside", err)
-	assert.NotContains(t, err.Error(), "hunter2")
-	assert.False(t, strings.Contains(err.Error(), outside), "the error names the outside path: %v", err)
+	if !errors.Is(err, snapfs.ErrOutside) {
+		t.Fatalf("Load(results file linked outside) = %v; want ErrOutside", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "hunter2") || strings.Contains(msg, outside) {
+		t.Errorf("Load(results file linked outside) = %v; want neither the outside file's content nor its path", err)
+	}
 }
 
 // An optional input that is present but leads outside the root is an
@@ -87,18 +120,21 @@ func TestLoadConfined(t *testing.T) {
 func TestLoadOptionalInputsOutside(t *testing.T) {
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "s.json")
-	require.NoError(t, os.WriteFile(secret, []byte(`{"cmd": ["SECRET-hunter2"]}`), 0o644))
+	snaptest.Write(t, secret, `{"cmd": ["SECRET-hunter2"]}`)
 	for _, tc := range []struct{ name, link string }{
 		{"sidecar", "runs/a.json"},
 		{"spec file", checkout.File},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeTree(t, map[string]string{"runs/a.log": "llama_perf_context_print: load time = 1.00 ms\n"})
-			require.NoError(t, os.Symlink(secret, filepath.Join(dir, filepath.FromSlash(tc.link))))
+			symlink(t, secret, filepath.Join(dir, filepath.FromSlash(tc.link)))
 			_, err := Load(dir)
-			require.Error(t, err, "a %s linked outside the root must not be skipped", tc.name)
-			assert.True(t, errors.Is(err, snapfs.ErrOutside), "error %v; want ErrOutside", err)
-			assert.NotContains(t, err.Error(), "hunter2")
+			if !errors.Is(err, snapfs.ErrOutside) {
+				t.Fatalf("Load(%s linked outside) = %v; want ErrOutside, never skipped", tc.name, err)
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("Load(%s linked outside) = %v; want no content of the outside file", tc.name, err)
+			}
 		})
 	}
 }
@@ -111,9 +147,12 @@ func TestLoadNotesEmptyGlob(t *testing.T) {
 		"runs/a.log":  "x\n",
 	})
 	s, err := Load(dir)
-	require.NoError(t, err)
-	require.Len(t, s.Notes, 1)
-	assert.Contains(t, s.Notes[0].String(), "logs: run/*.log matches no file")
+	if err != nil {
+		t.Fatalf("Load(glob matching nothing): %v", err)
+	}
+	if want := "logs: run/*.log matches no file"; len(s.Notes) != 1 || !strings.Contains(s.Notes[0].String(), want) {
+		t.Errorf("Load(glob matching nothing).Notes = %v; want one note containing %q", s.Notes, want)
+	}
 }
 
 // Loading is linear in the number of runs: the name index is kept as runs
@@ -125,8 +164,8 @@ func BenchmarkLoadJSONLines(b *testing.B) {
 		fmt.Fprintf(&sb, "{\"name\": \"run%d\", \"cmd\": [\"llama-cli\"], \"output_tail\": \"llama_perf_context_print: load time = 1.00 ms\\n\"}\n", i)
 	}
 	dir := b.TempDir()
-	require.NoError(b, os.WriteFile(filepath.Join(dir, "runs.jsonl"), []byte(sb.String()), 0o644))
-	require.NoError(b, os.WriteFile(filepath.Join(dir, checkout.File), []byte(`{"results": [{"file": "runs.jsonl"}]}`), 0o644))
+	snaptest.Write(b, filepath.Join(dir, "runs.jsonl"), sb.String())
+	snaptest.Write(b, filepath.Join(dir, checkout.File), `{"results": [{"file": "runs.jsonl"}]}`)
 	b.ResetTimer()
 	for range b.N {
 		s, err := Load(dir)
@@ -141,21 +180,29 @@ func BenchmarkLoadJSONLines(b *testing.B) {
 func TestLogTextReadWhenAsked(t *testing.T) {
 	dir := writeTree(t, map[string]string{"runs/a.log": "first\r\nsecond\nthird \xff\n"})
 	s, err := Load(dir)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Load(one log): %v", err)
+	}
 	r := s.Run("a")
-	require.NotNil(t, r)
-	assert.Empty(t, r.Tail, "a log's text is not kept in the snapshot")
+	if r == nil {
+		t.Fatal("Run(a) = nil; want the log's run")
+	}
+	if r.Tail != "" {
+		t.Errorf("Run(a).Tail = %q; want empty: a log's text is not kept in the snapshot", r.Tail)
+	}
 	text, err := r.Text()
-	require.NoError(t, err)
-	assert.Equal(t, "first\r\nsecond\nthird \uFFFD\n", text)
+	if want := "first\r\nsecond\nthird \uFFFD\n"; err != nil || text != want {
+		t.Errorf("Run(a).Text() = %q, %v; want %q", text, err, want)
+	}
 	for n, want := range map[int]string{0: "", 1: "first", 2: "second", 3: "third \uFFFD", 5: ""} {
 		if got := r.TailLine(n); got != want {
 			t.Errorf("TailLine(%d) = %q; want %q", n, got, want)
 		}
 	}
-	require.NoError(t, os.Remove(filepath.Join(dir, "runs", "a.log")))
-	_, err = r.Text()
-	assert.Error(t, err, "a log removed after loading is an error, not an empty output")
+	snaptest.Remove(t, filepath.Join(dir, "runs", "a.log"))
+	if text, err := r.Text(); err == nil {
+		t.Errorf("Run(a).Text() after the log is removed = %q, nil; want an error, not an empty output", text)
+	}
 }
 
 // A plan the spec file declares must be there, and a PLAN.md that is a
@@ -167,14 +214,17 @@ func TestDeclaredPlanMissing(t *testing.T) {
 		"runs/a.log":  "x\n",
 	})
 	fsys, err := snapfs.Open(dir)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("snapfs.Open: %v", err)
+	}
 	defer fsys.Close()
-	ok, err := fsys.Present("PLAM.md")
-	assert.False(t, ok)
-	assert.NoError(t, err)
-	require.NoError(t, os.Symlink("nowhere.md", filepath.Join(dir, "PLAN.md")))
-	_, err = fsys.Present("PLAN.md")
-	assert.ErrorContains(t, err, "leads nowhere")
+	if ok, err := fsys.Present("PLAM.md"); ok || err != nil {
+		t.Errorf("Present(PLAM.md) = %v, %v; want false, nil", ok, err)
+	}
+	symlink(t, "nowhere.md", filepath.Join(dir, "PLAN.md"))
+	if ok, err := fsys.Present("PLAN.md"); err == nil || !strings.Contains(err.Error(), "leads nowhere") {
+		t.Errorf("Present(PLAN.md linked to nothing) = %v, %v; want an error containing \"leads nowhere\"", ok, err)
+	}
 }
 
 // A field path the spec declares that no record has is noted (found in
@@ -185,11 +235,27 @@ func TestDeclaredFieldNoRecordHas(t *testing.T) {
 		"r.json":      `{"runs": [{"name": "a", "command": {"args": ["llama-cli"]}, "output_tail": "x"}]}`,
 	})
 	s, err := Load(dir)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Load(field paths no record has): %v", err)
+	}
 	var got []string
 	for _, n := range s.Notes {
 		got = append(got, n.Msg)
 	}
-	assert.Contains(t, got, `fields.argv: no run record of r.json has "command.argv"`)
-	assert.Contains(t, got, `fields.exit: no run record of r.json has "nope"`)
+	for _, want := range []string{
+		`fields.argv: no run record of r.json has "command.argv"`,
+		`fields.exit: no run record of r.json has "nope"`,
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Load(field paths no record has).Notes = %q; want one %q", got, want)
+		}
+	}
+}
+
+// symlink links name to target or stops the test.
+func symlink(tb testing.TB, target, name string) {
+	tb.Helper()
+	if err := os.Symlink(target, name); err != nil {
+		tb.Fatal(err)
+	}
 }
