@@ -16,6 +16,7 @@ import (
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/live/livetest"
+	"github.com/strataspec/strataspec/engine/runconf"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -219,7 +220,7 @@ func fakeLlamaCheckout(t *testing.T) (string, []liveRun) {
 func fakeLlamaConfig(count map[string]int) liveConfig {
 	return liveConfig{
 		timeout: 2 * time.Minute, minimum: time.Second, every: 20 * time.Millisecond,
-		tol: 0.15, strict: true, progress: testing.Verbose(), pass: []string{livetest.EnvReplay},
+		tol: 0.15, strict: true, progress: testing.Verbose(), pass: []string{livetest.EnvReplay}, fake: true,
 		before: func(t *testing.T, i int, lr liveRun) {
 			if count != nil {
 				count[lr.run.Parser]++
@@ -403,5 +404,43 @@ func TestLiveBareProgram(t *testing.T) {
 				t.Errorf("re-runs of ./llama-cli and llama-bench with the fake in build/bin, spec %q: %d; want %d", tt.spec, got, tt.reran)
 			}
 		})
+	}
+}
+
+// TestLiveOtherBuild: a re-run says whether it ran the build its run
+// recorded. fixtures/llamacpp-real's sidecars record the real llama-cli's
+// sha256 (fd04a2c6…); the fake engine at ./bin/llama-cli is another build,
+// and is named as such with both hashes; with the sidecar recording the
+// fake's own sha256 (as a sidecar written beside a run of the fake would),
+// the re-run ran the recorded build.
+func TestLiveOtherBuild(t *testing.T) {
+	dir, runs := fakeLlamaCheckout(t)
+	var lr liveRun
+	for _, r := range runs {
+		if r.run.Name == "cli_a_01" {
+			lr = r
+		}
+	}
+	if lr.run == nil {
+		t.Fatal("fixtures/llamacpp-real has no run cli_a_01")
+	}
+	cfg := fakeLlamaConfig(nil)
+	cfg.dir = dir
+	livetest.Use(t, fakeReplay(0, lr))
+	res, _, err := rerun(t, 1, 1, lr, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := buildProblem(lr, res)
+	for _, want := range []string{"cli_a_01", "./bin/llama-cli", runconf.ShortHash(res.ProgramSHA256), "fd04a2c6e47a", "another build"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("buildProblem(cli_a_01 against the fake) = %q; want it to name %q", got, want)
+		}
+	}
+	same := *lr.run
+	same.BinarySHA256 = res.ProgramSHA256
+	lr.run = &same
+	if got := buildProblem(lr, res); got != "" {
+		t.Errorf("buildProblem(cli_a_01 recording the fake's sha256) = %q; want none", got)
 	}
 }

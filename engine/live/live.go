@@ -15,8 +15,11 @@ package live
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -99,6 +102,11 @@ type Result struct {
 	// Refused lists the recorded variables the run was started without
 	// (Environ): loader and injection variables, each a finding.
 	Refused []Refused
+	// Program is the program run (ResolveIn), and ProgramSHA256 the sha256
+	// (hex) of its bytes as read before it started: set against the hash a
+	// run's sidecar recorded (archive.Run.BinarySHA256), it says whether the
+	// re-run ran the recorded build.
+	Program, ProgramSHA256 string
 }
 
 // ErrNoProgram is returned by ResolveIn for a recorded program that is not
@@ -219,7 +227,11 @@ func Rerun(ctx context.Context, r *archive.Run, opt Options) (*Result, error) {
 	cmd.Stdout = out
 	cmd.Stderr = out
 
-	res := &Result{Refused: refused}
+	sum, err := fileSHA256(prog)
+	if err != nil {
+		return nil, fmt.Errorf("live: %s: %w", r.Name, err)
+	}
+	res := &Result{Refused: refused, Program: prog, ProgramSHA256: sum}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("live: %s: %w", r.Name, err)
@@ -281,6 +293,20 @@ func Rerun(ctx context.Context, r *archive.Run, opt Options) (*Result, error) {
 	res.Run = fresh
 	res.Lines, _ = out.state()
 	return res, nil
+}
+
+// fileSHA256 returns the sha256 (hex) of the file at p.
+func fileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", p, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // sample reads pid's memory once and keeps the peaks; the error says why
