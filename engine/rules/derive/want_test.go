@@ -1,0 +1,12 @@
+package derive_test
+
+import (
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/analysis/analysistest"
+	"github.com/strataspec/strataspec/engine/rules/derive"
+)
+
+// TestWant: the cases in testdata, each with the findings it wants
+// beside it (analysistest.RunCases).
+func TestWant(t *testing.T) { analysistest.RunCases(t, "testdata", derive.Derive) }
