@@ -4,16 +4,16 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/strataspec/strataspec/engine/metric"
-	"github.com/strataspec/strataspec/engine/snapfs"
-
 	"github.com/strataspec/strataspec/engine/names"
+	"github.com/strataspec/strataspec/engine/snapfs"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -45,18 +45,24 @@ func TestParseErrors(t *testing.T) {
 			err = s.CheckUnits(metric.CheckUnit) // as the loader does after Parse
 		}
 		var e *Error
-		if !assert.ErrorAs(t, err, &e, "Parse(%s)", tt.name) {
-			continue
-		}
-		if e.Line != tt.line || !strings.Contains(e.Msg, tt.msg) {
-			t.Errorf("Parse(%s) = %v; want line %d and a message containing %q", tt.name, err, tt.line, tt.msg)
+		if !errors.As(err, &e) || e.Line != tt.line || !strings.Contains(e.Msg, tt.msg) {
+			t.Errorf("Parse(%s) = %v; want an *Error at line %d with a message containing %q", tt.name, err, tt.line, tt.msg)
 		}
 	}
 }
 
+// mustParse parses a spec file's text, stopping the test on an error.
+func mustParse(t *testing.T, data string) *Spec {
+	t.Helper()
+	s, err := Parse(File, []byte(data))
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", data, err)
+	}
+	return s
+}
+
 func TestParserFor(t *testing.T) {
-	s, err := Parse(File, []byte(`{"programs": [{"match": "my-engine*", "parser": "strata"}, {"match": "main", "parser": "strata"}]}`))
-	require.NoError(t, err)
+	s := mustParse(t, `{"programs": [{"match": "my-engine*", "parser": "strata"}, {"match": "main", "parser": "strata"}]}`)
 	d := Default()
 	tests := []struct {
 		spec  *Spec
@@ -84,25 +90,22 @@ func TestParserFor(t *testing.T) {
 }
 
 func TestRuleSettingsStrict(t *testing.T) {
-	s, err := Parse(File, []byte("{\n\"rules\": {\n\"parity\": {\"tolerance\": 1e-6, \"typo\": 1}}}"))
-	require.NoError(t, err)
+	s := mustParse(t, "{\n\"rules\": {\n\"parity\": {\"tolerance\": 1e-6, \"typo\": 1}}}")
 	var cfg struct {
 		Tolerance float64 `json:"tolerance"`
 	}
 	found, err := s.Rule("parity", &cfg)
-	assert.True(t, found)
 	var e *Error
-	require.ErrorAs(t, err, &e)
-	assert.Equal(t, 3, e.Line, "the error names the rule's line")
-	assert.Contains(t, e.Msg, "typo")
-	found, err = s.Rule("arena", &cfg)
-	assert.False(t, found)
-	assert.NoError(t, err)
+	if !found || !errors.As(err, &e) || e.Line != 3 || !strings.Contains(e.Msg, "typo") {
+		t.Errorf("Rule(parity) with an unknown key = %v, %v; want true and an *Error at the rule's line 3 naming \"typo\"", found, err)
+	}
+	if found, err := s.Rule("arena", &cfg); found || err != nil {
+		t.Errorf("Rule(arena) not in the file = %v, %v; want false, nil", found, err)
+	}
 }
 
 func TestID(t *testing.T) {
-	s, err := Parse(File, []byte(`{"ids": {"compare.unlike": "F16", "compare.unlike/threads": "F17"}}`))
-	require.NoError(t, err)
+	s := mustParse(t, `{"ids": {"compare.unlike": "F16", "compare.unlike/threads": "F17"}}`)
 	for _, tt := range []struct{ rule, check, want string }{
 		{"compare.unlike", "threads", "F17"},
 		{"compare.unlike", "binary", "F16"},
@@ -116,16 +119,24 @@ func TestID(t *testing.T) {
 }
 
 func TestDeclaredFormat(t *testing.T) {
-	s, err := Parse(File, []byte(`{"programs": [{"match": "eng", "parser": "eng"}],
+	s := mustParse(t, `{"programs": [{"match": "eng", "parser": "eng"}],
 "formats": {"eng": [{"pattern": "^decode: (?P<n>[0-9]+) tok in (?P<ms>[0-9.,]+) ms$",
-  "metrics": {"n": {"name": "decode_tokens"}, "ms": {"name": "decode_ms", "unit": "ms"}}}]}}`))
-	require.NoError(t, err)
+  "metrics": {"n": {"name": "decode_tokens"}, "ms": {"name": "decode_ms", "unit": "ms"}}}]}}`)
 	p, _ := s.ParserFor("./eng")
-	require.Equal(t, "eng", p)
+	if p != "eng" {
+		t.Fatalf("ParserFor(./eng) = %q; want eng", p)
+	}
 	pats := s.Patterns(p)
-	require.Len(t, pats, 1)
-	assert.True(t, pats[0].Re.MatchString("decode: 64 tok in 6,729.76 ms"))
-	assert.Equal(t, map[string]MetricSpec{"n": {Name: "decode_tokens"}, "ms": {Name: "decode_ms", Unit: "ms"}}, pats[0].Groups)
+	if len(pats) != 1 {
+		t.Fatalf("Patterns(eng) = %d patterns; want 1", len(pats))
+	}
+	if line := "decode: 64 tok in 6,729.76 ms"; !pats[0].Re.MatchString(line) {
+		t.Errorf("Patterns(eng)[0] = %s; does not match %q", pats[0].Re, line)
+	}
+	want := map[string]MetricSpec{"n": {Name: "decode_tokens"}, "ms": {Name: "decode_ms", Unit: "ms"}}
+	if diff := cmp.Diff(want, pats[0].Groups); diff != "" {
+		t.Errorf("Patterns(eng)[0].Groups mismatch (-want +got):\n%s", diff)
+	}
 	// facts.ParseRun reads a log with these patterns (engine/facts)
 }
 
@@ -133,29 +144,55 @@ func TestGuess(t *testing.T) {
 	dir := t.TempDir()
 	write := func(rel, s string) {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	write("runs/a.log", "llama_perf_context_print: load time = 1.00 ms\n")
 	write("runs/a.json", `{"cmd": ["llama-cli"]}`)
 	write("results/all.json", `{"meta": {"v": 1}, "results": {"list": [{"label": "x", "command": "llama-cli -m m.gguf", "stdout": "", "elapsed": 3}]}}`)
 	write("bench/b.json", `[{"model_type": "llama 7B", "avg_ts": 10.5}]`)
 	fsys, err := snapfs.Open(dir)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("snapfs.Open: %v", err)
+	}
 	defer fsys.Close()
 	s, said, err := Guess(fsys)
-	require.NoError(t, err)
-	assert.Equal(t, []Logs{{Glob: "runs/*.log"}}, s.Logs)
-	assert.Equal(t, []string{"bench/b.json"}, s.Bench)
-	require.Len(t, s.Results, 1)
+	if err != nil {
+		t.Fatalf("Guess: %v", err)
+	}
+	if diff := cmp.Diff([]Logs{{Glob: "runs/*.log"}}, s.Logs); diff != "" {
+		t.Errorf("Guess().Logs mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"bench/b.json"}, s.Bench); diff != "" {
+		t.Errorf("Guess().Bench mismatch (-want +got):\n%s", diff)
+	}
+	if len(s.Results) != 1 {
+		t.Fatalf("Guess().Results = %+v; want one results file", s.Results)
+	}
 	r := s.Results[0]
-	assert.Equal(t, "results.list", r.Runs)
-	assert.Equal(t, Fields{Name: "label", Argv: "command", Duration: "elapsed", Tail: "stdout"}, r.Fields)
-	assert.NotEmpty(t, said)
+	if r.Runs != "results.list" {
+		t.Errorf("Guess().Results[0].Runs = %q; want results.list", r.Runs)
+	}
+	if diff := cmp.Diff(Fields{Name: "label", Argv: "command", Duration: "elapsed", Tail: "stdout"}, r.Fields); diff != "" {
+		t.Errorf("Guess().Results[0].Fields mismatch (-want +got):\n%s", diff)
+	}
+	// Each guess is said, naming what it read.
+	for _, what := range []string{"runs/*.log:", "bench/b.json:", "results/all.json"} {
+		if !slices.ContainsFunc(said, func(l string) bool { return strings.HasPrefix(l, what) }) {
+			t.Errorf("Guess() said %q; want a line starting %q", said, what)
+		}
+	}
 	b, err := s.Marshal()
-	require.NoError(t, err)
-	_, err = Parse(File, b)
-	assert.NoError(t, err, "the guess parses back:\n%s", b)
+	if err != nil {
+		t.Fatalf("Marshal(guess): %v", err)
+	}
+	if _, err := Parse(File, b); err != nil {
+		t.Errorf("Parse(Marshal(guess)) = %v; want the guess to parse back:\n%s", err, b)
+	}
 }
 
 func TestCheckNames(t *testing.T) {
@@ -171,19 +208,16 @@ func TestCheckNames(t *testing.T) {
 		{"{\"rules\": {\"zzzzzzzz\": {}}}", 1, `rules.zzzzzzzz: no rule or rule family has this name`},
 	}
 	for _, tt := range tests {
-		s, err := Parse(File, []byte(tt.spec))
-		require.NoError(t, err)
-		err = s.CheckNames(known, names.DidYouMean)
+		err := mustParse(t, tt.spec).CheckNames(known, names.DidYouMean)
 		if tt.msg == "" {
-			assert.NoError(t, err, "CheckNames(%s)", tt.spec)
+			if err != nil {
+				t.Errorf("CheckNames(%s) = %v; want nil", tt.spec, err)
+			}
 			continue
 		}
 		var e *Error
-		if !assert.ErrorAs(t, err, &e, "CheckNames(%s)", tt.spec) {
-			continue
-		}
-		if e.Line != tt.line || !strings.Contains(e.Msg, tt.msg) {
-			t.Errorf("CheckNames(%q) = %v; want line %d and %q", tt.spec, err, tt.line, tt.msg)
+		if !errors.As(err, &e) || e.Line != tt.line || !strings.Contains(e.Msg, tt.msg) {
+			t.Errorf("CheckNames(%q) = %v; want an *Error at line %d with %q", tt.spec, err, tt.line, tt.msg)
 		}
 	}
 }
@@ -193,37 +227,63 @@ func TestCheckNames(t *testing.T) {
 // says there is none (found in review: any spec file dropped the default
 // logs and bench globs).
 func TestSpecDuplicatesAndDefaults(t *testing.T) {
-	_, err := Parse(File, []byte("{\"logs\": [{\"glob\": \"runs/*.log\"}],\n\"logs\": []}"))
-	var e *Error
-	require.ErrorAs(t, err, &e)
-	assert.Equal(t, 2, e.Line)
-	assert.Contains(t, e.Msg, "duplicate key")
+	dup := "{\"logs\": [{\"glob\": \"runs/*.log\"}],\n\"logs\": []}"
+	_, err := Parse(File, []byte(dup))
+	if e, ok := errors.AsType[*Error](err); !ok || e.Line != 2 || !strings.Contains(e.Msg, "duplicate key") {
+		t.Errorf("Parse(%q) = %v; want an *Error at line 2 naming a duplicate key", dup, err)
+	}
 
-	s, err := Parse(File, []byte(`{"programs": [{"match": "x", "parser": "llama.cpp"}]}`))
-	require.NoError(t, err)
-	assert.Equal(t, Default().Logs, s.Logs, "logs default when the file leaves them out")
-	assert.Equal(t, Default().Bench, s.Bench)
-	assert.False(t, s.Declared("logs"))
-	s, err = Parse(File, []byte(`{"logs": [], "plan": "docs/PLAN.md"}`))
-	require.NoError(t, err)
-	assert.Empty(t, s.Logs, "an empty list says there are no logs")
-	assert.True(t, s.Declared("logs"))
-	assert.True(t, s.Declared("plan"))
-	assert.False(t, s.Declared("claims"))
+	s := mustParse(t, `{"programs": [{"match": "x", "parser": "llama.cpp"}]}`)
+	if len(Default().Logs) == 0 || len(Default().Bench) == 0 {
+		t.Fatalf("Default() = logs %v, bench %v; want both set, or the next checks prove nothing", Default().Logs, Default().Bench)
+	}
+	if diff := cmp.Diff(Default().Logs, s.Logs); diff != "" {
+		t.Errorf("Logs of a file that leaves them out mismatch the default (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Default().Bench, s.Bench); diff != "" {
+		t.Errorf("Bench of a file that leaves it out mismatch the default (-want +got):\n%s", diff)
+	}
+	if s.Declared("logs") {
+		t.Error("Declared(logs) = true for a file without logs; want false")
+	}
+	s = mustParse(t, `{"logs": [], "plan": "docs/PLAN.md"}`)
+	if len(s.Logs) != 0 {
+		t.Errorf("Logs of \"logs\": [] = %v; want none: an empty list says there are no logs", s.Logs)
+	}
+	for key, want := range map[string]bool{"logs": true, "plan": true, "claims": false} {
+		if got := s.Declared(key); got != want {
+			t.Errorf("Declared(%q) = %v; want %v", key, got, want)
+		}
+	}
 }
 
 // TestRecordFormats: a record kind is a glob or {glob, format}; the format
 // must be known; a declared format wrapping strata counts as strata's.
 func TestRecordFormats(t *testing.T) {
-	s, err := Parse(File, []byte(`{"records": {"parity": {"glob": "rp/*.txt", "format": "rp"}, "selftest": "self.log"},
-"formats": {"rp": {"wrap": "route_parity", "blocks": "^# cmd:"}, "g": {"wrap": "strata", "prefix": "^I[^\\]]*\\] "}, "h": {"wrap": "g"}}}`))
-	require.NoError(t, err)
-	assert.Equal(t, Record{Glob: "rp/*.txt", Format: "rp"}, s.Records["parity"])
-	assert.Equal(t, Record{Glob: "self.log"}, s.Records["selftest"])
-	assert.True(t, s.Wraps("h", ParserStrata), "h wraps g wraps strata")
-	assert.False(t, s.Wraps("rp", ParserStrata), "rp wraps route_parity")
-	assert.NotNil(t, s.BlockStart("rp"))
-	assert.NotNil(t, s.Prefix("g"))
+	s := mustParse(t, `{"records": {"parity": {"glob": "rp/*.txt", "format": "rp"}, "selftest": "self.log"},
+"formats": {"rp": {"wrap": "route_parity", "blocks": "^# cmd:"}, "g": {"wrap": "strata", "prefix": "^I[^\\]]*\\] "}, "h": {"wrap": "g"}}}`)
+	want := map[string]Record{"parity": {Glob: "rp/*.txt", Format: "rp"}, "selftest": {Glob: "self.log"}}
+	if diff := cmp.Diff(want, s.Records); diff != "" {
+		t.Errorf("Records mismatch (-want +got):\n%s", diff)
+	}
+	if !s.Wraps("h", ParserStrata) {
+		t.Error("Wraps(h, strata) = false; want true: h wraps g wraps strata")
+	}
+	if s.Wraps("rp", ParserStrata) {
+		t.Error("Wraps(rp, strata) = true; want false: rp wraps route_parity")
+	}
+	for _, tt := range []struct {
+		name string
+		re   *regexp.Regexp
+		line string
+	}{
+		{"BlockStart(rp)", s.BlockStart("rp"), "# cmd: build/route_parity"},
+		{"Prefix(g)", s.Prefix("g"), "I1202 04:40:00.000 main.cc:12] decode"},
+	} {
+		if tt.re == nil || !tt.re.MatchString(tt.line) {
+			t.Errorf("%s = %v; want a pattern matching %q", tt.name, tt.re, tt.line)
+		}
+	}
 }
 
 func TestFormatErrors(t *testing.T) {
@@ -251,8 +311,7 @@ func TestFormatErrors(t *testing.T) {
 }
 
 func TestMachineMap(t *testing.T) {
-	s, err := Parse(File, []byte(`{"machine": {"/tmp": "host_tmp", "/": "machine", "/tmp/deep": "deep"}}`))
-	require.NoError(t, err)
+	s := mustParse(t, `{"machine": {"/tmp": "host_tmp", "/": "machine", "/tmp/deep": "deep"}}`)
 	tests := []struct{ abs, dir, rest string }{
 		{"/tmp/x.txt", "host_tmp", "/x.txt"},
 		{"/tmp", "host_tmp", "/"},
@@ -266,13 +325,11 @@ func TestMachineMap(t *testing.T) {
 			t.Errorf("Map(%q) = %q, %q, %v; want %q, %q", tt.abs, dir, rest, ok, tt.dir, tt.rest)
 		}
 	}
-	one, err := Parse(File, []byte(`{"machine": "machine"}`))
-	require.NoError(t, err)
+	one := mustParse(t, `{"machine": "machine"}`)
 	if dir, rest, ok := one.Machine.Map("/tmp/x"); !ok || dir != "machine" || rest != "/tmp/x" {
 		t.Errorf("one folder: Map(/tmp/x) = %q, %q, %v; want machine, /tmp/x", dir, rest, ok)
 	}
-	only, err := Parse(File, []byte(`{"machine": {"/tmp": "host_tmp"}}`))
-	require.NoError(t, err)
+	only := mustParse(t, `{"machine": {"/tmp": "host_tmp"}}`)
 	if _, _, ok := only.Machine.Map("/etc/x"); ok {
 		t.Error("Map(/etc/x) with only /tmp mapped: ok; want outside the snapshot")
 	}
