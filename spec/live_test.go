@@ -29,9 +29,11 @@ import (
 // fixtures/m5 and fixtures/llamacpp-real (live_fake_test.go).
 
 // TestLiveClassification insists that every metric the strata and
-// route_parity parsers read from the snapshot is classified on purpose as
-// deterministic (a live re-run must print it exactly) or measured (it may
-// drift), so a new metric cannot slip into the live comparison unclassified.
+// route_parity parsers read from fixtures/m5-v3, and the llama-cli and
+// llama-bench parsers from fixtures/llamacpp-real, is classified on purpose
+// as deterministic (a live re-run must print it exactly) or measured (it
+// may drift), so a new metric cannot slip into the live comparison
+// unclassified.
 func TestLiveClassification(t *testing.T) {
 	ctx, err := audit.Load("../fixtures/m5-v3")
 	if err != nil {
@@ -54,6 +56,22 @@ func TestLiveClassification(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("fixtures/m5-v3: no strata or route_parity metric parsed; nothing classified")
+	}
+	real := loadSnap(t, "llamacpp-real")
+	llama := 0
+	for _, lr := range liveLlamaRuns(t, real, regexp.MustCompile("")) {
+		if lr.skip != "" {
+			continue
+		}
+		for _, m := range real.Metrics[lr.run.Name].List {
+			llama++
+			if !live.Known(m.Name) {
+				unknown[m.Name] = true
+			}
+		}
+	}
+	if llama == 0 {
+		t.Fatal("fixtures/llamacpp-real: no llama-cli or llama-bench metric parsed; nothing classified")
 	}
 	var names []string
 	for n := range unknown {

@@ -6,7 +6,8 @@
 // asks which program or parser produced a run.
 //
 // A name may stand for a family: "<config>.max_abs_err" is the metric
-// "k512.max_abs_err" of every route_parity configuration key.
+// "k512.max_abs_err" of every route_parity configuration key, and "<test>"
+// every llama-bench test's rate (pp512, tg128, pp512_tg128, pp512_d1024).
 package metric
 
 import (
@@ -51,6 +52,10 @@ type Def struct {
 
 // family is the placeholder a family's name starts with.
 const family = "<config>."
+
+// benchFamily stands for a llama-bench test's name, as engine/llamacpp
+// writes it (MetricName): pp512, tg128, pp512_tg128, pp512_d1024.
+const benchFamily = "<test>"
 
 // d and m shorten the table below.
 func d(name, unit, meaning string) Def { return Def{name, unit, Deterministic, meaning} }
@@ -133,6 +138,8 @@ var vocabulary = []Def{
 	m("sampling_ms", "ms", "sampling time"),
 	m("sample_ms", "ms", "sampling time (the sampler's own line)"),
 	d("sample_tokens", "tok", "tokens sampled (llama.cpp's sample \"runs\")"),
+	m("sample_ms_per_tok", "ms/tok", "sampling time per token"),
+	m("sample_tok_s", "tok/s", "sampling rate"),
 	m("prompt_eval_ms", "ms", "prompt evaluation time"),
 	d("prompt_eval_tokens", "tok", "prompt tokens evaluated"),
 	m("prompt_ms_per_tok", "ms/tok", "prompt evaluation time per token"),
@@ -147,6 +154,8 @@ var vocabulary = []Def{
 	m("cli_prompt_tok_s", "tok/s", "llama-cli's own prompt rate line"),
 	m("cli_gen_tok_s", "tok/s", "llama-cli's own generation rate line"),
 	// Records: route_parity and the runner's self-test.
+	m(benchFamily, "tok/s", "llama-bench: a test's mean rate (`pp512`, `tg128`, `pp512_tg128`, `pp512_d1024`)"),
+	m(benchFamily+"_stddev", "tok/s", "llama-bench: the standard deviation of a test's rate"),
 	d(family+"max_abs_err", "", "route_parity: largest absolute error of a configuration"),
 	d(family+"mean_abs_err", "", "route_parity: mean absolute error of a configuration"),
 	d(family+"pass", "", "route_parity: 1 when a configuration passed, else 0"),
@@ -172,7 +181,45 @@ func Lookup(name string) (Def, bool) {
 			return d, true
 		}
 	}
+	test, stddev := strings.CutSuffix(name, "_stddev")
+	if benchTest(test) {
+		if stddev {
+			return byName[benchFamily+"_stddev"], true
+		}
+		return byName[benchFamily], true
+	}
 	return Def{}, false
+}
+
+// benchTest reports whether name is a llama-bench test as a metric name:
+// pp<N> or tg<N>, then optionally _tg<N>, then optionally _d<N>.
+func benchTest(name string) bool {
+	rest, ok := benchPart(name, "pp")
+	if !ok {
+		if rest, ok = benchPart(name, "tg"); !ok {
+			return false
+		}
+	}
+	if r, ok := benchPart(rest, "_tg"); ok {
+		rest = r
+	}
+	if r, ok := benchPart(rest, "_d"); ok {
+		rest = r
+	}
+	return rest == ""
+}
+
+// benchPart cuts prefix and the digits after it (at least one) from s.
+func benchPart(s, prefix string) (rest string, ok bool) {
+	s, ok = strings.CutPrefix(s, prefix)
+	if !ok {
+		return s, false
+	}
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return s[n:], n > 0
 }
 
 // byName indexes the vocabulary by name (a family under its "<config>."

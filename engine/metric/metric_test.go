@@ -16,6 +16,17 @@ func TestLookup(t *testing.T) {
 		{"arena_slots", "slots", Deterministic, true},
 		{"k512.max_abs_err", "", Deterministic, true}, // a family's member
 		{"k512.decode_tok_s", "", 0, false},           // only families take a prefix
+		{"pp512", "tok/s", Measured, true},            // llama-bench tests
+		{"tg128", "tok/s", Measured, true},
+		{"pp512_tg128", "tok/s", Measured, true},
+		{"pp512_d1024", "tok/s", Measured, true},
+		{"tg32_stddev", "tok/s", Measured, true},
+		{"pp512_tg128_d4096_stddev", "tok/s", Measured, true},
+		{"pp", "", 0, false},
+		{"pp512x", "", 0, false},
+		{"tg128_pp512", "", 0, false},
+		{"pp512_stddev_stddev", "", 0, false},
+		{"ppl", "", Deterministic, true}, // perplexity, not a bench test
 		{"decode_tok", "", 0, false},
 		{"", "", 0, false},
 	}
@@ -37,7 +48,10 @@ func TestVocabulary(t *testing.T) {
 			t.Errorf("metric %q defined twice", d.Name)
 		}
 		seen[d.Name] = true
-		base := strings.TrimPrefix(d.Name, family)
+		base := strings.TrimPrefix(strings.TrimPrefix(d.Name, family), benchFamily)
+		if d.Name == benchFamily {
+			base = "test"
+		}
 		if base == "" || strings.Trim(base, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
 			t.Errorf("metric name %q: want lower-case letters, digits and _ (after an optional %s)", d.Name, family)
 		}
