@@ -69,11 +69,12 @@ func rerunCheckout(t *testing.T, cfg liveConfig) {
 }
 
 // checkoutRuns returns the runs of the checkout at root (loaded as ctx)
-// that selected by name have their environment recorded: the strata runs
+// that are selected by name: the strata runs
 // and route_parity records, skipped with the reason engine gives where
 // strata's engine cannot run ("" where it can), then the llama.cpp runs,
 // skipped where their program is not in the checkout (live.ErrNoProgram,
-// naming the places looked in) or their program is not re-run (llamaSkip).
+// naming the places looked in) or their program is not re-run (llamaSkip),
+// then the runs that recorded no environment, each skipped saying so.
 // A program that leads out of the checkout is not skipped: its re-run fails
 // refusing it.
 func checkoutRuns(t *testing.T, ctx *audit.Context, root string, sel *regexp.Regexp, engine func(*testing.T) string) []liveRun {
@@ -95,6 +96,15 @@ func checkoutRuns(t *testing.T, ctx *audit.Context, root string, sel *regexp.Reg
 			lr.skip = fmt.Sprintf("%v: put the llama.cpp build's programs there, or name their folder in strataspec.json \"bin\"", err)
 		}
 		runs = append(runs, lr)
+	}
+	for _, r := range ctx.Snap.Runs {
+		switch {
+		case !sel.MatchString(r.Name):
+		case r.CarriedOver:
+			runs = append(runs, liveRun{run: r, skip: fmt.Sprintf("%s: %v", r.Name, live.ErrCarriedOver)})
+		case r.Env == nil:
+			runs = append(runs, liveRun{run: r, skip: r.Name + ": its environment was not recorded (no env in its record or sidecar), so it cannot re-run as it ran"})
+		}
 	}
 	return runs
 }

@@ -318,7 +318,8 @@ func TestLiveFakeLlamaCppDrift(t *testing.T) {
 // what cannot re-run here is skipped with the reason, never passed. Off
 // darwin/arm64 a strata checkout's runs and route_parity records (a copy of
 // fixtures/m5 with the fake engine at every program, so nothing is missing)
-// are each skipped naming darwin/arm64, and none starts; a llama.cpp log
+// are each skipped naming darwin/arm64, and none starts (its carried-over
+// llama.cpp runs are skipped saying their environment is unknown); a llama.cpp log
 // folder without its binaries (a copy of fixtures/llamacpp-real, as
 // committed) skips each llama-cli and llama-bench run naming the program
 // looked for.
@@ -336,13 +337,21 @@ func TestLiveCheckoutSkips(t *testing.T) {
 			t.Fatal(err)
 		}
 		runs := checkoutRuns(t, ctx, dir, regexp.MustCompile(""), strataEngine)
-		if len(runs) < 20 {
-			t.Fatalf("checkoutRuns(copy of fixtures/m5) = %d runs; want its 14 strata runs and 6 route_parity records", len(runs))
-		}
+		strata := 0
 		for _, lr := range runs {
+			if lr.run.CarriedOver {
+				if !strings.Contains(lr.skip, "carried over (env: null)") {
+					t.Errorf("checkoutRuns(copy of fixtures/m5): carried-over %s skip = %q; want it to say so", lr.run.Name, lr.skip)
+				}
+				continue
+			}
+			strata++
 			if !strings.Contains(lr.skip, "darwin/arm64 only, not on "+runtime.GOOS) {
 				t.Errorf("checkoutRuns(copy of fixtures/m5): %s skip = %q; want the reason naming darwin/arm64", lr.run.Name, lr.skip)
 			}
+		}
+		if strata != 20 {
+			t.Errorf("checkoutRuns(copy of fixtures/m5) = %d strata runs and route_parity records; want its 14 and 6", strata)
 		}
 		cfg := fakeLlamaConfig(nil)
 		cfg.before = func(t *testing.T, _ int, lr liveRun) {
