@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -82,15 +83,15 @@ func TestHostileRecordedPaths(t *testing.T) {
 	}
 }
 
-// TestDeclaredPlanMustExist: a plan the spec names that is not there stops
-// the audit (exit 2 in tools/strataspec) instead of passing with the plan rules
-// not applied.
+// TestDeclaredPlanMustExist: a plan the spec names that is not there is a
+// fail finding naming it (exit 1 in tools/strataspec), never a pass with the
+// plan rules not applied.
 func TestDeclaredPlanMustExist(t *testing.T) {
 	root := snaptest.CopyFixture(t, "llamacpp")
 	p := filepath.Join(root, "strataspec.json")
 	snaptest.Edit(t, p, `"plan": "PLAN.md"`, `"plan": "PLAM.md"`)
-	_, err := audit.Audit(root, "")
+	_, err := audittest.Audit(root, "")
 	if err == nil || !strings.Contains(err.Error(), "PLAM.md") {
-		t.Errorf("audit with a declared plan missing = %v; want an error naming PLAM.md", err)
+		t.Errorf("audit with a declared plan missing = %v; want a bad-input finding naming PLAM.md", err)
 	}
 }

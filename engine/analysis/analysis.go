@@ -48,6 +48,11 @@ type Analyzer struct {
 	// optional input, such as the plan for a rule that also checks runs no
 	// plan quotes); one that fails stops it, as a requirement does.
 	Uses []*Analyzer
+	// Owner, for an input analyzer, names the rule whose fail finding the
+	// input's failure is (a bad "rules.tf" is the tf rule's); "" makes it
+	// the first selected rule that reads the input. A failed input is
+	// reported once, by one rule, and the rules reading it do not apply.
+	Owner string
 	// Run reports findings through the pass and returns a result for the
 	// analyzers that require this one. An error wrapping ErrNotApplicable
 	// says the analyzer's input is absent; any other error is unreadable
@@ -103,7 +108,13 @@ type Pass struct {
 	ResultOf map[*Analyzer]any
 
 	findings []finding.Finding
+	why      map[*Analyzer]string // used analyzers that did not apply: why
 }
+
+// Why returns why a, an analyzer in the pass's Uses, did not apply ("" when
+// it applied): a rule that needs it after all says so in its own words
+// ("no PLAN.md" would be false of a plan whose claims table failed).
+func (p *Pass) Why(a *Analyzer) string { return p.why[a] }
 
 // Report records a finding; its Rule defaults to the analyzer's name and its
 // ID to the one the checkout's spec gives the rule and check.
@@ -228,7 +239,7 @@ func (d *Driver) Failed() []Result {
 
 // run runs one analyzer whose requirements have run.
 func (d *Driver) run(a *Analyzer) (*Result, error) {
-	p := &Pass{Analyzer: a, Snap: d.snap, Spec: d.spec, ResultOf: map[*Analyzer]any{}}
+	p := &Pass{Analyzer: a, Snap: d.snap, Spec: d.spec, ResultOf: map[*Analyzer]any{}, why: map[*Analyzer]string{}}
 	for _, r := range deps(a) {
 		rr := d.done[r]
 		why, unconf := "", false
@@ -238,6 +249,7 @@ func (d *Driver) run(a *Analyzer) (*Result, error) {
 		case rr.NotApplied != "" && declares(a.Requires, r):
 			why, unconf = rr.NotApplied, rr.Unconfigured // as the input says: "PLAN.md: not in the snapshot"
 		case rr.NotApplied != "":
+			p.why[r] = rr.NotApplied
 			continue // a used input that did not apply: run without it
 		}
 		if why != "" {
@@ -344,6 +356,13 @@ func NewInput[T any](name, doc string, read func(*Pass) (T, error), requires ...
 // returns the input.
 func (in *Input[T]) Using(as ...*Analyzer) *Input[T] {
 	in.Uses = append(in.Uses, as...)
+	return in
+}
+
+// OwnedBy sets the input's Owner, the rule whose fail finding the input's
+// failure is, and returns the input.
+func (in *Input[T]) OwnedBy(rule string) *Input[T] {
+	in.Owner = rule
 	return in
 }
 

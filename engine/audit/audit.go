@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -236,31 +238,129 @@ func RunSelection(ctx *Context, sel Selection) (*report.Report, error) {
 }
 
 // Run runs the analyzers over the context (each at most once per context)
-// and returns their outcomes. An analyzer that failed, or an input one
-// of them read that failed, is an error: unreadable input, named by its
-// file and place.
+// and returns their outcomes. An analyzer that failed, or an input one of
+// them read that failed (a bad setting, an unreadable or malformed file), is
+// one rule's fail finding naming the file and place (see failures), and the
+// rest runs; the rules reading a failed input did not apply ("failed
+// prerequisite X"). Run's error is a malformed list of analyzers, or an
+// input over a limit (*snapfs.LimitError: the audit stops, naming the flag
+// that raises it).
 func (c *Context) Run(as ...*analysis.Analyzer) ([]analysis.Result, error) {
 	d := c.Driver()
 	res, err := d.Run(as)
 	if err != nil {
 		return nil, err
 	}
-	if failed := d.Failed(); len(failed) > 0 {
-		return res, failure(failed[0], as)
+	failed := d.Failed()
+	for _, f := range failed {
+		if le, ok := errors.AsType[*snapfs.LimitError](f.Err); ok {
+			return nil, le
+		}
 	}
+	failures(res, failed)
 	return res, nil
 }
 
-// failure is the error of an analyzer that failed: a rule's (one of as)
-// names the rule after the file and place; an input's names its file and
-// place alone (a file every plan rule reads is not the error of the rule
-// that happened to read it first).
-func failure(r analysis.Result, as []*analysis.Analyzer) error {
-	suggest(r.Err) // a rule's misspelt setting
-	if !slices.Contains(as, r.Analyzer) {
-		return r.Err
+// BadInput is the check of a bad input's fail finding (see Context.Run):
+// a setting that does not decode or make sense, a file that cannot be read
+// or parsed. No spec maps it to an audit finding id.
+const BadInput = "bad-input"
+
+// failures adds to res, the outcomes of the selected rules, one fail
+// finding per failed analyzer's error (an errors.Join of several, the
+// claims table's syntax errors, is one finding each). A rule's own
+// failure is its finding; an input's is the finding of its Owner when that
+// rule is selected, else of the first selected rule that reads it
+// (through its Requires or Uses, at any depth). An input no selected rule
+// reads is not the selection's: it is left out.
+func failures(res []analysis.Result, failed []analysis.Result) {
+	for _, f := range failed {
+		i := slices.IndexFunc(res, func(r analysis.Result) bool { return r.Analyzer == f.Analyzer })
+		if i < 0 && f.Analyzer.Owner != "" {
+			i = slices.IndexFunc(res, func(r analysis.Result) bool {
+				return r.Analyzer.Name == f.Analyzer.Owner && reads(r.Analyzer, f.Analyzer)
+			})
+		}
+		if i < 0 {
+			i = slices.IndexFunc(res, func(r analysis.Result) bool { return reads(r.Analyzer, f.Analyzer) })
+		}
+		if i < 0 {
+			continue
+		}
+		res[i].Findings = append(slices.Clip(res[i].Findings), failFindings(res[i].Analyzer, f)...)
 	}
-	return fmt.Errorf("%w (rule %s)", r.Err, r.Analyzer.Name)
+}
+
+// reads reports whether a requires or uses in, at any depth.
+func reads(a, in *analysis.Analyzer) bool {
+	seen := map[*analysis.Analyzer]bool{}
+	var walk func(*analysis.Analyzer) bool
+	walk = func(x *analysis.Analyzer) bool {
+		for _, d := range append(append([]*analysis.Analyzer(nil), x.Requires...), x.Uses...) {
+			if d == in {
+				return true
+			}
+			if !seen[d] {
+				seen[d] = true
+				if walk(d) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(a)
+}
+
+// failFindings returns the fail findings of rule for the failure f (the
+// rule's own, or an input's it reads): one per error, at the place the
+// error names (finding.PosOf, else a leading "file:line: "), with the
+// message after that place. An error that names no place is at the place
+// of the first that does.
+func failFindings(rule *analysis.Analyzer, f analysis.Result) []finding.Finding {
+	errs := []error{f.Err}
+	if j, ok := f.Err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var out []finding.Finding
+	var first finding.Pos
+	for _, err := range errs {
+		suggest(err) // a misspelt setting: "did you mean"
+		pos, msg := placeOf(err)
+		if pos.File == "" {
+			pos = finding.Pos{File: first.File}
+		} else if first.File == "" {
+			first = pos
+		}
+		fd := finding.Finding{Rule: rule.Name, Severity: finding.Fail, Check: BadInput, File: pos.File, Line: pos.Line,
+			Message: msg, Fix: "correct the input at the place the finding names: until it reads, the rule checks nothing"}
+		if f.Analyzer != rule {
+			fd.Source = "input " + f.Analyzer.Name
+			fd.Message = fmt.Sprintf("%s (input %q failed: the rules reading it did not apply)", msg, f.Analyzer.Name)
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+// leadingPlace is an error text's leading "file:line: ".
+var leadingPlace = regexp.MustCompile(`^([^\s:]+):([0-9]+): `)
+
+// placeOf returns the place an error names and its message after that
+// place (file, line and column; a JSON path stays in the message): its Pos
+// (finding.PosOf), else a leading "file:line: " of its text.
+func placeOf(err error) (finding.Pos, string) {
+	msg := err.Error()
+	if pos, ok := finding.PosOf(err); ok && pos.File != "" {
+		// a JSON path stays in the message: a finding has no field for it
+		at := finding.Pos{File: pos.File, Line: pos.Line, Col: pos.Col}
+		return pos, strings.TrimPrefix(msg, at.String()+": ")
+	}
+	if m := leadingPlace.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[2])
+		return finding.Pos{File: m[1], Line: line}, msg[len(m[0]):]
+	}
+	return finding.Pos{}, msg
 }
 
 // ErrNothing is matched (errors.Is) by the error of a snapshot that holds

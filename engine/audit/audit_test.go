@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,17 +95,87 @@ func TestAuditErrors(t *testing.T) {
 	}
 }
 
-// TestRunErrorNamesRule: a rule's error leads with the file and place and
-// names the rule once at the end (found in review: a PLAN.claims error
-// shown under whichever rule read the file first).
+// TestRunErrorNamesRule: a rule that fails is its own fail finding
+// (check BadInput) at the file and place its error leads with, the
+// message after the place, with no audit finding id; the other rules run.
 func TestRunErrorNamesRule(t *testing.T) {
-	ctx := &Context{Snap: &archive.Snapshot{Root: t.TempDir()}}
+	ctx := &Context{Snap: &archive.Snapshot{Root: t.TempDir(), Spec: &checkout.Spec{IDs: map[string]string{"x": "F01"}}}}
 	x := &analysis.Analyzer{Name: "x", Doc: "x", Run: func(*analysis.Pass) (any, error) {
 		return nil, errors.New("f.json:3: $.a: want a number")
 	}}
-	_, err := RunSelection(ctx, Selection{Analyzers: []*analysis.Analyzer{x}})
-	if err == nil || err.Error() != "f.json:3: $.a: want a number (rule x)" {
-		t.Errorf("RunSelection(rule x failing) = %v; want the file and place first, the rule last", err)
+	y := &analysis.Analyzer{Name: "y", Doc: "y", Run: func(p *analysis.Pass) (any, error) {
+		p.Report(finding.Finding{Severity: finding.Pass, Message: "ok"})
+		return nil, nil
+	}}
+	rep, err := RunSelection(ctx, Selection{Analyzers: []*analysis.Analyzer{x, y}})
+	if err != nil {
+		t.Fatalf("RunSelection(rule x failing) = %v; want a report", err)
+	}
+	want := []finding.Finding{
+		{Rule: "x", Severity: finding.Fail, Check: BadInput, File: "f.json", Line: 3, Message: "$.a: want a number"},
+		{Rule: "y", Severity: finding.Pass, Message: "ok"},
+	}
+	if len(rep.Findings) != len(want) {
+		t.Fatalf("RunSelection(rule x failing) findings = %+v; want %+v", rep.Findings, want)
+	}
+	for i, f := range rep.Findings {
+		w := want[i]
+		if f.Rule != w.Rule || f.Severity != w.Severity || f.Check != w.Check || f.File != w.File || f.Line != w.Line || f.Message != w.Message || f.ID != "" {
+			t.Errorf("RunSelection(rule x failing) finding %d = %+v; want %+v", i, f, w)
+		}
+	}
+	if !rep.Failed() {
+		t.Errorf("RunSelection(rule x failing).Failed() = false; want true")
+	}
+}
+
+// TestFailedInputOneRule: an input that fails is one fail finding, of
+// its Owner when that rule is selected, else of the first selected rule
+// reading it; the rules reading it do not apply, and a rule that does not
+// read it runs.
+func TestFailedInputOneRule(t *testing.T) {
+	in := analysis.NewInput("in", "in", func(*analysis.Pass) (int, error) {
+		return 0, &checkout.Error{File: "strataspec.json", Line: 7, Msg: "rules.b: bad"}
+	}).OwnedBy("b")
+	rule := func(name string, reads bool) *analysis.Analyzer {
+		a := &analysis.Analyzer{Name: name, Doc: name, Run: func(p *analysis.Pass) (any, error) {
+			p.Report(finding.Finding{Severity: finding.Pass, Message: "ran"})
+			return nil, nil
+		}}
+		if reads {
+			a.Requires = []*analysis.Analyzer{in.Analyzer}
+		}
+		return a
+	}
+	for _, tt := range []struct {
+		names []string // rules selected; all but "free" read the input
+		owner string
+	}{
+		{[]string{"a", "b", "free"}, "b"},
+		{[]string{"a", "free"}, "a"},
+	} {
+		var sel Selection
+		for _, n := range tt.names {
+			sel.Analyzers = append(sel.Analyzers, rule(n, n != "free"))
+		}
+		ctx := &Context{Snap: &archive.Snapshot{Root: t.TempDir()}}
+		rep, err := RunSelection(ctx, sel)
+		if err != nil {
+			t.Fatalf("RunSelection(%v) = %v; want a report", tt.names, err)
+		}
+		var got []string
+		for _, f := range rep.Findings {
+			got = append(got, fmt.Sprintf("%s %s %s:%d %s", f.Rule, f.Severity, f.File, f.Line, f.Check))
+		}
+		want := []string{tt.owner + " fail strataspec.json:7 " + BadInput, "free pass :0 "}
+		if strings.Join(got, "; ") != strings.Join(want, "; ") {
+			t.Errorf("RunSelection(%v) findings = %q; want %q", tt.names, got, want)
+		}
+		for _, ri := range rep.Rules {
+			if ri.Applied != (ri.Name == "free") {
+				t.Errorf("RunSelection(%v): rule %s applied = %v (%s); want only free applied", tt.names, ri.Name, ri.Applied, ri.Reason)
+			}
+		}
 	}
 }
 
@@ -131,20 +202,40 @@ func TestRunRuleInfo(t *testing.T) {
 	}
 }
 
-// TestClaimsSyntaxErrorNamesFile: a syntax error in PLAN.claims stops the
-// audit naming PLAN.claims and its line, not the rule that read the table
-// first (plan.label, kld…).
+// TestClaimsSyntaxErrorNamesFile: a syntax error in PLAN.claims is a
+// fail finding naming PLAN.claims and its line, once: of plan.stale, the
+// rule that judges the claims rows, or of the first selected rule reading
+// the table when plan.stale is not selected; the rules that do not read
+// it still run.
 func TestClaimsSyntaxErrorNamesFile(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	p := filepath.Join(root, "PLAN.claims")
 	text := snaptest.Read(t, p)
 	line := strings.Count(text, "\n") + 1
 	snaptest.Write(t, p, text+"§7.1 #5 | 1 ms\n")
-	want := fmt.Sprintf("PLAN.claims:%d: row:", line)
-	for _, sel := range []string{"", "plan", "kld"} {
-		_, err := Audit(root, sel)
-		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "(rule ") {
-			t.Errorf("Audit(-rules %q) with a bad row on line %d: %v; want an error starting %q naming no rule", sel, line, err, want)
+	for _, tt := range []struct{ sel, owner string }{{"", "plan.stale"}, {"plan", "plan.stale"}, {"kld", "kld"}} {
+		rep, err := Audit(root, tt.sel)
+		if err != nil {
+			t.Fatalf("Audit(-rules %q) with a bad row on line %d = %v; want a report", tt.sel, line, err)
+		}
+		var bad []finding.Finding
+		for _, f := range rep.Findings {
+			if f.Check == BadInput {
+				bad = append(bad, f)
+			}
+		}
+		if len(bad) != 1 || bad[0].Rule != tt.owner || bad[0].File != "PLAN.claims" || bad[0].Line != line ||
+			bad[0].Severity != finding.Fail || !strings.HasPrefix(bad[0].Message, "row:") {
+			t.Errorf("Audit(-rules %q) with a bad row on line %d: bad-input findings %+v; want one fail of %s at PLAN.claims:%d", tt.sel, line, bad, tt.owner, line)
+		}
+	}
+	rep, err := Audit(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rule := range []string{"parity", "arena", "tf", "runs.parse"} {
+		if !slices.Contains(rep.Summary.Applied, rule) {
+			t.Errorf("Audit with a bad claims row: rule %s did not apply; want it applied (it does not read the table)", rule)
 		}
 	}
 }
@@ -188,7 +279,6 @@ var (
 // the message names, whichever reader found it.
 func TestInputErrorsHavePos(t *testing.T) {
 	results := "results/phase0_phase2_m5_validation.json"
-	claimsLine := strings.Count(snaptest.Read(t, filepath.Join(snaptest.Fixture(t, "m5"), "PLAN.claims")), "\n") + 1 // the row appended
 	tests := []struct {
 		name  string
 		edit  func(t *testing.T, root string)
@@ -204,10 +294,6 @@ func TestInputErrorsHavePos(t *testing.T) {
 			p := filepath.Join(root, results)
 			snaptest.Write(t, p, strings.Replace(snaptest.Read(t, p), `"name": "strata_q2_0_moce0_short_43tok"`, `"name": 43`, 1))
 		}, snapfs.Limits{}, finding.Pos{File: results, Line: 6, Path: "runs[0].name"}, results + ":6"},
-		{"claims row", func(t *testing.T, root string) {
-			p := filepath.Join(root, "PLAN.claims")
-			snaptest.Write(t, p, snaptest.Read(t, p)+"§7.1 #5 | 1 ms\n")
-		}, snapfs.Limits{}, finding.Pos{File: "PLAN.claims", Line: claimsLine}, fmt.Sprintf("PLAN.claims:%d: row:", claimsLine)},
 		{"runs over the limit", nil, snapfs.Limits{Runs: 1}, finding.Pos{File: results}, results + ": more than 1 runs"},
 	}
 	for _, tt := range tests {

@@ -856,7 +856,12 @@ func (s *Spec) Rule(name string, v any) (bool, error) {
 			return true, &Error{File: s.Path, Line: s.ruleKeyLine(name, key), Msg: fmt.Sprintf("rules.%s: unknown key %q", name, m[1]),
 				Unknown: key, Known: keysOf(reflect.TypeOf(v))}
 		}
-		return true, &Error{File: s.Path, Line: s.ruleLine(name), Msg: fmt.Sprintf("rules.%s: %v", name, err)}
+		line := s.ruleLine(name)
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && line > 0 && te.Offset > 0 && int(te.Offset) <= len(raw) {
+			// a value of the wrong type: its own line, inside the settings
+			line += bytes.Count(raw[:te.Offset], []byte("\n"))
+		}
+		return true, &Error{File: s.Path, Line: line, Msg: fmt.Sprintf("rules.%s: %v", name, err)}
 	}
 	return true, nil
 }

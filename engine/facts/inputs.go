@@ -55,7 +55,7 @@ var Plan = analysis.NewInput("plan", "the parsed PLAN.md", func(p *analysis.Pass
 		return nil, err
 	}
 	return plan.Parse(spec.Plan, b), nil
-})
+}).OwnedBy("plan.unsourced") // an unreadable plan: no number of it is checked
 
 // claimsRows counts the lines of a claims table that can be rows: those
 // holding a '|' that do not start with '#'.
@@ -93,4 +93,4 @@ var Claims = analysis.NewInput("claims", "the parsed claims table", func(p *anal
 		return nil, err
 	}
 	return t, nil
-})
+}).OwnedBy("plan.stale") // the rule that judges the claims rows

@@ -148,7 +148,7 @@ var TF = analysis.NewInput("tf inputs", "the teacher-forcing vocabulary, token f
 		out.Runs = append(out.Runs, tr)
 	}
 	return out, nil
-}, Results.Analyzer)
+}, Results.Analyzer).OwnedBy("tf")
 
 // tfFlags reads the prompt and scored token counts from a command line.
 func tfFlags(cmd []string, flags tf.Flags) (nPrompt, nGen int, err error) {

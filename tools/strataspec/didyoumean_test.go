@@ -10,9 +10,10 @@ import (
 
 // TestDidYouMean: a misspelt rule, run, metric, set or spec key is named
 // with the nearest known name, and each kind of mistake has its exit code:
-// 2 for what cannot be read (a flag, the claims table's syntax, the spec
-// file), 1 for a claims row whose source the archive does not have (a
-// fail finding on the PLAN.claims row, annotated there).
+// 2 for what cannot be read (a flag, the spec file's own keys), 1 for a
+// claims row whose source the archive does not have, a claims table's
+// syntax or a rule's setting (one rule's fail finding, annotated at its
+// line; the rest of the audit runs).
 func TestDidYouMean(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
@@ -31,14 +32,16 @@ func TestDidYouMean(t *testing.T) {
 			args: []string{"-rules", "plan.stale", "-format", "github"}, code: 1,
 			out: `no run "strata_q2_0_moce085_prefil_1024tok" in the archive; did you mean "strata_q2_0_moce085_prefill_1024tok"?`},
 		{name: "set", file: "PLAN.claims", old: "range(@q2_0:fill_gb_s)", new: "range(@q2_O:fill_gb_s)",
-			args: []string{"-rules", "plan"}, code: 2,
-			errs: `PLAN.claims:115: unknown set @q2_O; did you mean "@q2_0"?`},
+			args: []string{"-rules", "plan", "-format", "github", "-path-prefix", "."}, code: 1,
+			out: `::error file=PLAN.claims,line=115,title=plan.stale::unknown set @q2_O; did you mean "@q2_0"?`},
 		{name: "spec key", file: "strataspec.json", old: `"records": {`, new: `"recrods": {`, code: 2,
 			errs: `unknown key "recrods"; did you mean "records"?`},
-		{name: "rule setting", file: "strataspec.json", old: `"compare.unlike": {"vary"`, new: `"compare.unlike": {"varyy"`, code: 2,
-			errs: `strataspec.json:69: rules.compare.unlike: unknown key "varyy"; did you mean "vary"?`},
-		{name: "nested rule setting", file: "strataspec.json", old: `"min_avail_warn_gib":`, new: `"min_avail_warn_gb":`, code: 2,
-			errs: `strataspec.json:146: rules.memory: unknown key "min_avail_warn_gb"; did you mean "min_avail_warn_gib"?`},
+		{name: "rule setting", file: "strataspec.json", old: `"compare.unlike": {"vary"`, new: `"compare.unlike": {"varyy"`,
+			args: []string{"-rules", "compare.unlike", "-format", "github", "-path-prefix", "."}, code: 1,
+			out: `::error file=strataspec.json,line=69,title=compare.unlike::rules.compare.unlike: unknown key "varyy"; did you mean "vary"?`},
+		{name: "nested rule setting", file: "strataspec.json", old: `"min_avail_warn_gib":`, new: `"min_avail_warn_gb":`,
+			args: []string{"-rules", "memory", "-format", "github", "-path-prefix", "."}, code: 1,
+			out: `::error file=strataspec.json,line=146,title=memory::rules.memory: unknown key "min_avail_warn_gb"; did you mean "min_avail_warn_gib"?`},
 		{name: "record kind", file: "strataspec.json", old: `"selftest": "results`, new: `"selftset": "results`, code: 2,
 			errs: `strataspec.json:8: records: unknown kind "selftset"; did you mean "selftest"?`},
 		{name: "suggest metric", file: "PLAN.claims", old: "prefill_1024tok:prefill_tok_s", new: "prefill_1024tok:prefil_tok_s",

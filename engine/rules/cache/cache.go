@@ -90,7 +90,7 @@ type ProbedHelper struct {
 
 // probeFact reads the probe the spec declares; its absence makes the rules
 // not apply.
-var probeFact = analysis.NewInput("cache probe", "the page-cache probe the spec declares, with its residency records", readProbe, facts.Sources.Analyzer)
+var probeFact = analysis.NewInput("cache probe", "the page-cache probe the spec declares, with its residency records", readProbe, facts.Sources.Analyzer).OwnedBy("cache.residency")
 
 func readProbe(s *analysis.Pass) (*Probe, error) {
 	spec := s.Spec

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/snaptest"
@@ -22,7 +22,7 @@ func audited(t *testing.T, edits ...edit) (*report.Report, error) {
 	for _, e := range edits {
 		snaptest.Edit(t, filepath.Join(root, e.file), e.old, e.new)
 	}
-	return audit.Audit(root, "cache")
+	return audittest.Audit(root, "cache")
 }
 
 const (

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strataspec/strataspec/engine/archive"
-	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/snaptest"
@@ -85,7 +85,7 @@ func audited(t *testing.T, root string, rules ...string) *report.Report {
 	if len(rules) > 0 {
 		list = strings.Join(rules, ",")
 	}
-	rep, err := audit.Audit(root, list)
+	rep, err := audittest.Audit(root, list)
 	if err != nil {
 		t.Fatalf("audit.Audit(%s, %q): %v", root, list, err)
 	}
@@ -229,7 +229,7 @@ func TestBadScope(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	spec := filepath.Join(root, "strataspec.json")
 	snaptest.Edit(t, spec, `"function": "llama_cpp_blocks"}`, `"function": "llama_cpp_blocks", "key": "x"}`)
-	_, err := audit.Audit(root, "code")
+	_, err := audittest.Audit(root, "code")
 	if err == nil {
 		t.Fatal("code(a scope entry with a function and a key): no error; want one naming the spec's line")
 	}

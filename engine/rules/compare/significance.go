@@ -32,7 +32,11 @@ var Significance = &analysis.Analyzer{
 func runSignificance(p *analysis.Pass) (any, error) {
 	pc, ok := gate.Analyzer.Lookup(p)
 	if !ok {
-		return nil, analysis.NotApplicable("no %s", p.Spec.Plan)
+		why := p.Why(gate.Analyzer.Analyzer) // "no PLAN.md", or its claims table failed
+		if why == "" {
+			why = "no plan check"
+		}
+		return nil, analysis.NotApplicable("%s", why)
 	}
 	ms, _ := facts.RunMetrics.Lookup(p) // the charts' values; a plan check implies them
 	cold := map[string]string{}         // run → its model file, for the cold first runs

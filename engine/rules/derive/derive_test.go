@@ -6,7 +6,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/analysis/analysistest"
-	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules/derive"
 	"github.com/strataspec/strataspec/engine/rules/summary"
@@ -181,7 +181,7 @@ func TestRunsSettingsAbsentOrBad(t *testing.T) {
 		{"derive", `"runs_key": "runs"`, `"runs_key": "runs", "extra": 1`, `unknown key "extra"`},
 	} {
 		root := analysistest.Copy(t, "m5-v3", analysistest.Spec(tt.old, tt.new))
-		_, err := audit.Audit(root, tt.rule)
+		_, err := audittest.Audit(root, tt.rule)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("audit.Audit(%s with %q) error = %v; want one containing %q", tt.rule, tt.new, err, tt.want)
 		}

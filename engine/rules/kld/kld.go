@@ -183,15 +183,17 @@ func (s *state) intervals() ([]string, error) {
 // set itself must be exactly the first run on each model file.
 func coldPairs(p *analysis.Pass, cfg KLDConfig) error {
 	pc, ok := gate.Analyzer.Lookup(p)
-	if !ok {
-		return nil // no plan: nothing quotes a pair
+	if !ok || pc.NoClaims {
+		return nil // no plan, or no claims table: no row binds a pair
 	}
 	spec := p.Spec
 	set := pc.Table.Sets[cfg.ColdSet]
 	if set == nil {
-		p.Report(finding.Finding{Severity: finding.Warn, Check: "cold-set", File: spec.Claims, Source: checkout.File,
-			Message: fmt.Sprintf("rules.kld.cold_set names set %s, which %s does not declare: pairs with a cold run are not checked", cfg.ColdSet, spec.Claims)})
-		return nil
+		// a misspelt or removed set: a bad setting, so a fail at its line
+		// (a warning passed a snapshot whose cold pairs went unchecked)
+		return &checkout.Error{File: spec.Path, Line: spec.Line("rules.kld.cold_set"),
+			Msg:     fmt.Sprintf("rules.kld.cold_set names set %s, which %s does not declare: pairs with a cold run are not checked", cfg.ColdSet, spec.Claims),
+			Unknown: cfg.ColdSet, Known: slices.Sorted(maps.Keys(pc.Table.Sets))}
 	}
 	cold, err := pc.Env.Set(cfg.ColdSet)
 	if err != nil {

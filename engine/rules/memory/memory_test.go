@@ -8,7 +8,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/analysis/analysistest"
-	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules/arena"
 	"github.com/strataspec/strataspec/engine/rules/memory"
@@ -129,7 +129,7 @@ func TestInvariantSettings(t *testing.T) {
 			p := filepath.Join(root, spec)
 			s := snaptest.Read(t, p)
 			snaptest.Write(t, p, strings.Replace(s, tt.old, tt.new, 1))
-			_, err := audit.Audit(root, tt.rule)
+			_, err := audittest.Audit(root, tt.rule)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("audit.Audit(%s with %q) error = %v; want one containing %q", tt.rule, tt.new, err, tt.want)
 			}

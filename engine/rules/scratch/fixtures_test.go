@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -52,7 +52,7 @@ func TestSpecDecides(t *testing.T) {
 			default:
 				snaptest.Edit(t, spec, tt.old, tt.new)
 			}
-			rep, err := audit.Audit(root, "scratch")
+			rep, err := audittest.Audit(root, "scratch")
 			if tt.check == "" {
 				if err == nil || !strings.Contains(err.Error(), tt.contains) {
 					t.Fatalf("audit.Audit(%s, \"scratch\") error = %v; want one containing %q", tt.name, err, tt.contains)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -58,7 +58,7 @@ func TestFixtures(t *testing.T) {
 				root = snaptest.CopyFixture(t, tt.snap)
 				tt.edit(t, root)
 			}
-			rep, err := audit.Audit(root, "selftest")
+			rep, err := audittest.Audit(root, "selftest")
 			if err != nil {
 				t.Fatalf("audit.Audit(%q, \"selftest\"): %v", root, err)
 			}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/analysis/analysistest"
-	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules/summary"
 	"github.com/strataspec/strataspec/engine/snaptest"
@@ -106,9 +106,9 @@ func TestSummaryUnknownRun(t *testing.T) {
 		{"summary row", `"run": "strata_iq3_s_short_43tok",`, `"run": "strata_iq3_s_short_43tokX",`, `summary_comparison.speed_43tok[2]: no run named`},
 	} {
 		root := analysistest.Copy(t, "m5-v3", analysistest.Results(tt.old, tt.new))
-		_, err := audit.Audit(root, "summary")
+		_, err := audittest.Audit(root, "summary")
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), snaptest.ResultsFile+":") {
-			t.Errorf("%s: audit.Audit(summary) = %v; want an error at %s containing %q", tt.name, err, snaptest.ResultsFile, tt.want)
+			t.Errorf("%s: audittest.Audit(summary) = %v; want an error at %s containing %q", tt.name, err, snaptest.ResultsFile, tt.want)
 		}
 	}
 }
