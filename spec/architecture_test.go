@@ -5,8 +5,11 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -472,6 +475,55 @@ func TestNoTestify(t *testing.T) {
 	for rel := range testifyImporters {
 		if !still[rel] {
 			t.Logf("%s no longer imports testify: drop it from testifyImporters", rel)
+		}
+	}
+}
+
+// TestRuleFamiliesHaveWantCases: every rule family has rule-level cases in
+// the one harness (analysistest.RunCases over its testdata): a case that
+// fails (a .want with a fail line) and one that passes (a .want with none),
+// and a test of the package that runs them.
+func TestRuleFamiliesHaveWantCases(t *testing.T) {
+	root := snaptest.Root()
+	families := map[string]bool{}
+	for _, a := range all.Analyzers() {
+		families[a.Family()] = true
+	}
+	for _, fam := range slices.Sorted(maps.Keys(families)) {
+		dir := filepath.Join(root, "engine", "rules", fam)
+		wants, err := filepath.Glob(filepath.Join(dir, "testdata", "*.want"))
+		if err != nil {
+			t.Fatalf("filepath.Glob(%s/testdata/*.want): %v", fam, err)
+		}
+		failing, passing := 0, 0
+		for _, w := range wants {
+			b, err := os.ReadFile(w)
+			if err != nil {
+				t.Fatalf("reading %s: %v", w, err)
+			}
+			if regexp.MustCompile(`(?m)^fail[/ ]`).Match(b) {
+				failing++
+			} else {
+				passing++
+			}
+		}
+		if failing == 0 || passing == 0 {
+			t.Errorf("rule family %s: %d failing and %d passing cases in engine/rules/%s/testdata; want at least one of each (CASE.want beside CASE, analysistest.RunCases)", fam, failing, passing, fam)
+		}
+		tests, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		if err != nil {
+			t.Fatalf("filepath.Glob(%s/*_test.go): %v", fam, err)
+		}
+		runs := false
+		for _, f := range tests {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatalf("reading %s: %v", f, err)
+			}
+			runs = runs || strings.Contains(string(b), "analysistest.RunCases(")
+		}
+		if len(wants) > 0 && !runs {
+			t.Errorf("rule family %s: no test in engine/rules/%s calls analysistest.RunCases, so its cases do not run", fam, fam)
 		}
 	}
 }
