@@ -74,7 +74,8 @@ func rerunCheckout(t *testing.T, cfg liveConfig) {
 // strata's engine cannot run ("" where it can), then the llama.cpp runs,
 // skipped where their program is not in the checkout (live.ErrNoProgram,
 // naming the places looked in) or their program is not re-run (llamaSkip),
-// then the runs that recorded no environment, each skipped saying so.
+// then the runs that recorded no environment and those of a program that is
+// neither, each skipped saying so.
 // A program that leads out of the checkout is not skipped: its re-run fails
 // refusing it.
 func checkoutRuns(t *testing.T, ctx *audit.Context, root string, sel *regexp.Regexp, engine func(*testing.T) string) []liveRun {
@@ -104,7 +105,17 @@ func checkoutRuns(t *testing.T, ctx *audit.Context, root string, sel *regexp.Reg
 			runs = append(runs, liveRun{run: r, skip: fmt.Sprintf("%s: %v", r.Name, live.ErrCarriedOver)})
 		case r.Env == nil:
 			runs = append(runs, liveRun{run: r, skip: r.Name + ": its environment was not recorded (no env in its record or sidecar), so it cannot re-run as it ran"})
+		case !r.Strata() && !audit.IsLlamaCpp(r):
+			runs = append(runs, liveRun{run: r, skip: fmt.Sprintf("%s: its program %q is neither strata's engine nor a llama.cpp program (strataspec.json \"programs\"), so a fresh output of it could not be compared", r.Name, first(r.Cmd))})
 		}
 	}
 	return runs
+}
+
+// first returns argv[0], "" for an empty command.
+func first(cmd []string) string {
+	if len(cmd) == 0 {
+		return ""
+	}
+	return cmd[0]
 }

@@ -322,7 +322,9 @@ func TestLiveFakeLlamaCppDrift(t *testing.T) {
 // llama.cpp runs are skipped saying their environment is unknown); a llama.cpp log
 // folder without its binaries (a copy of fixtures/llamacpp-real, as
 // committed) skips each llama-cli and llama-bench run naming the program
-// looked for.
+// looked for, but not one recording a program outside it
+// (/usr/local/bin/llama-cli): that one's re-run fails, refusing it; a run of
+// a program no parser knows is skipped naming it.
 func TestLiveCheckoutSkips(t *testing.T) {
 	t.Setenv("STRATA_LIVE_RUNS", "")
 	t.Run("strata", func(t *testing.T) {
@@ -361,6 +363,10 @@ func TestLiveCheckoutSkips(t *testing.T) {
 	})
 	t.Run("llama.cpp without binaries", func(t *testing.T) {
 		dir := snaptest.CopyFixture(t, "llamacpp-real")
+		// a program outside the checkout is refused by its re-run, not skipped
+		snaptest.Edit(t, filepath.Join(dir, "runs", "cli_a_02.json"), `"./bin/llama-cli",`, `"/usr/local/bin/llama-cli",`)
+		// a program no parser knows cannot be compared: skipped saying so
+		snaptest.Edit(t, filepath.Join(dir, "runs", "cli_a_03.json"), `"./bin/llama-cli",`, `"./bin/my-engine",`)
 		ctx, err := audit.Load(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -371,6 +377,20 @@ func TestLiveCheckoutSkips(t *testing.T) {
 				continue
 			}
 			n++
+			if lr.run.Name == "cli_a_03" {
+				if !strings.Contains(lr.skip, `program "./bin/my-engine" is neither strata's engine nor a llama.cpp program`) {
+					t.Errorf("cli_a_03 recording ./bin/my-engine: skip %q; want it skipped naming the program no parser knows", lr.skip)
+				}
+				continue
+			}
+			if lr.run.Name == "cli_a_02" {
+				cfg := fakeLlamaConfig(nil)
+				cfg.dir = dir
+				if _, _, err := rerun(t, 1, 1, lr, cfg); lr.skip != "" || !errors.Is(err, live.ErrOutsideCheckout) {
+					t.Errorf("cli_a_02 recording /usr/local/bin/llama-cli: skip %q, re-run %v; want not skipped, refused as outside the checkout", lr.skip, err)
+				}
+				continue
+			}
 			if want := lr.run.Cmd[0][2:] + " is " + live.ErrNoProgram.Error(); !strings.Contains(lr.skip, want) {
 				t.Errorf("checkoutRuns(copy of fixtures/llamacpp-real): %s skip = %q; want it to name %q", lr.run.Name, lr.skip, want)
 			}

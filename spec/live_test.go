@@ -99,7 +99,7 @@ type liveRun struct {
 func liveRuns(ctx *audit.Context, sel *regexp.Regexp) []liveRun {
 	var out []liveRun
 	for _, r := range ctx.Snap.Runs {
-		if r.CarriedOver || audit.IsLlamaCpp(r) || !sel.MatchString(r.Name) {
+		if r.CarriedOver || r.Env == nil || !r.Strata() || !sel.MatchString(r.Name) {
 			continue
 		}
 		out = append(out, liveRun{run: r, text: r.Tail, archived: live.EngineMetrics(r.Tail, ctx.Metrics[r.Name]), parse: freshParse(r)})
