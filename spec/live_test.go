@@ -320,9 +320,10 @@ func checkFootprint(t *testing.T, lr liveRun, res *live.Result, every time.Durat
 // billed the process while it ran (proc_pid_rusage, sampled): the engine may
 // not claim more memory than it was ever billed (10 % for sampling). A
 // route_parity record prints no footprint; a run not sampled has nothing to
-// set it against.
+// set it against; a llama.cpp run prints no prompt_region(false) line, and
+// only its sampled peak is reported.
 func footprintProblems(lr liveRun, res *live.Result) []string {
-	if lr.parity || res.PeakFootprint == 0 {
+	if lr.parity || !lr.run.Strata() || res.PeakFootprint == 0 {
 		return nil
 	}
 	fresh := lr.parse(res.Run.Source, res.Run.Tail)
@@ -341,8 +342,9 @@ func footprintProblems(lr liveRun, res *live.Result) []string {
 }
 
 // TestLiveFootprint checks the footprint check on a recorded run of
-// fixtures/m5 (phys_footprint 4.71 GB -> 4.66 GB) as if sampled: it runs
-// here, though only darwin samples a real one.
+// fixtures/m5 (phys_footprint 4.71 GB -> 4.66 GB) as if sampled, and that a
+// llama-cli run is not held to strata's footprint lines: it runs here,
+// though only darwin samples a real one.
 func TestLiveFootprint(t *testing.T) {
 	runs := liveRuns(loadSnap(t, "m5"), regexp.MustCompile("^strata_q2_0_moce0_short_43tok$"))
 	if len(runs) != 1 {
@@ -371,6 +373,16 @@ func TestLiveFootprint(t *testing.T) {
 				t.Errorf("footprintProblems(peak %d)[%d] = %q; want it to contain %q", tt.peak, i, got[i], tt.want[i])
 			}
 		}
+	}
+	// A llama-cli run re-run on a Mac is sampled too; it prints no
+	// prompt_region(false) footprint, which is not a problem of its own.
+	llama := liveLlamaRuns(t, loadSnap(t, "llamacpp-real"), regexp.MustCompile("^cli_a_01$"))
+	if len(llama) != 1 {
+		t.Fatalf("liveLlamaRuns(fixtures/llamacpp-real, ^cli_a_01$) = %d runs; want 1", len(llama))
+	}
+	res := &live.Result{Run: &archive.Run{Source: "fresh", Tail: llama[0].text}, PeakFootprint: 200_000_000}
+	if got := footprintProblems(llama[0], res); len(got) != 0 {
+		t.Errorf("footprintProblems(cli_a_01, peak 200 MB) = %q; want none: llama-cli prints no prompt_region(false) footprint", got)
 	}
 }
 
