@@ -1,14 +1,14 @@
 package report
 
 import (
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func plotSample() []finding.Finding {
@@ -34,7 +34,9 @@ func TestHTMLCharts(t *testing.T) {
 	fs := plotSample()
 	page := write(t, New("fixtures/x", []string{"plan.range", "compare.unlike", "parity"}, fs), "html", Options{})
 	svgs := figures(page)
-	require.Len(t, svgs, 2, "one chart per finding with a plot")
+	if len(svgs) != 2 {
+		t.Fatalf("html report has %d charts; want 2, one per finding with a plot", len(svgs))
+	}
 	count := func(s, re string) int { return len(regexp.MustCompile(re).FindAllString(s, -1)) }
 	for i, f := range fs[:2] {
 		svg := svgs[i]
@@ -44,49 +46,91 @@ func TestHTMLCharts(t *testing.T) {
 				cold++
 			}
 		}
-		assert.Equal(t, len(f.Plot.Points), count(svg, `<circle `), "%s: circles = points", f.ID)
-		assert.Equal(t, cold, count(svg, `<circle class="pt cold"`), "%s: cold runs marked", f.ID)
+		if got := count(svg, `<circle `); got != len(f.Plot.Points) {
+			t.Errorf("%s chart: %d circles; want %d, one per point", f.ID, got, len(f.Plot.Points))
+		}
+		if got := count(svg, `<circle class="pt cold"`); got != cold {
+			t.Errorf("%s chart: %d cold circles; want %d, each cold run marked", f.ID, got, cold)
+		}
 	}
 	// the range chart: the quoted range as a band, the raw range as a bar,
 	// and the band lies inside the bar's span, right of the cold run
 	rng := svgs[0]
-	require.Equal(t, 1, count(rng, `<rect class="quoted"`))
-	require.Equal(t, 1, count(rng, `<line class="raw"`))
+	for _, re := range []string{`<rect class="quoted"`, `<line class="raw"`} {
+		if got := count(rng, re); got != 1 {
+			t.Fatalf("range chart: %d %s; want 1\n%s", got, re, rng)
+		}
+	}
 	num := func(s, re string) float64 {
 		m := regexp.MustCompile(re).FindStringSubmatch(s)
-		require.Len(t, m, 2, "no %s in %s", re, s)
+		if len(m) != 2 {
+			t.Fatalf("no %s in %s", re, s)
+		}
 		v, err := strconv.ParseFloat(m[1], 64)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatalf("%s in the chart: %v", re, err)
+		}
 		return v
 	}
 	bandX := num(rng, `<rect class="quoted" x="([0-9.]+)"`)
 	rawX1, rawX2 := num(rng, `<line class="raw" x1="([0-9.]+)"`), num(rng, `<line class="raw" x1="[0-9.]+" y1="[0-9.]+" x2="([0-9.]+)"`)
 	coldX := num(rng, `<circle class="pt cold" cx="([0-9.]+)"`)
-	assert.InDelta(t, coldX, rawX1, 0.11, "the raw range starts at the cold run")
-	assert.Greater(t, bandX, coldX+100, "the quoted range starts far right of the cold run it drops")
-	assert.Greater(t, rawX2, bandX)
+	if math.Abs(coldX-rawX1) > 0.11 {
+		t.Errorf("range chart: raw range starts at x=%v, the cold run at x=%v; want the raw range to start at the cold run", rawX1, coldX)
+	}
+	if bandX <= coldX+100 {
+		t.Errorf("range chart: quoted band at x=%v, cold run at x=%v; want the band far right (> 100) of the cold run it drops", bandX, coldX)
+	}
+	if rawX2 <= bandX {
+		t.Errorf("range chart: raw range ends at x=%v; want it past the quoted band's start %v", rawX2, bandX)
+	}
 	// the comparison chart: one row label per side, one quoted tick per side
-	cmp := svgs[1]
-	assert.Equal(t, 2, count(cmp, `<line class="quoted"`))
-	assert.Contains(t, cmp, ">unpatched</text>")
-	assert.Contains(t, cmp, ">patched</text>")
+	cmpChart := svgs[1]
+	if got := count(cmpChart, `<line class="quoted"`); got != 2 {
+		t.Errorf("comparison chart: %d quoted ticks; want 2, one per side\n%s", got, cmpChart)
+	}
+	for _, label := range []string{">unpatched</text>", ">patched</text>"} {
+		if !strings.Contains(cmpChart, label) {
+			t.Errorf("comparison chart lacks the row label %q:\n%s", label, cmpChart)
+		}
+	}
 }
 
 func TestHTMLSelfContained(t *testing.T) {
 	fs := append(plotSample(), finding.Finding{Rule: "tf", Severity: finding.Warn, Quote: "<script>alert(1)</script>", Message: `<img src="http://x/y.png"> & hostile`})
 	page := write(t, New("fixtures/x", nil, fs), "html", Options{Verbose: true})
-	assert.True(t, strings.HasPrefix(page, "<!DOCTYPE html>"))
+	if !strings.HasPrefix(page, "<!DOCTYPE html>") {
+		t.Errorf("html report starts %.40q; want <!DOCTYPE html>", page)
+	}
 	// Every tag of the page: none loads or runs anything.
-	for _, tag := range regexp.MustCompile(`<[a-zA-Z][^>]*>`).FindAllString(page, -1) {
+	loading := regexp.MustCompile(`(?i)\s(src|href|xlink:href|on[a-z]+)=`)
+	tags := regexp.MustCompile(`<[a-zA-Z][^>]*>`).FindAllString(page, -1)
+	if len(tags) < 10 {
+		t.Fatalf("html report has %d tags; want a page to check", len(tags))
+	}
+	for _, tag := range tags {
 		name := strings.ToLower(regexp.MustCompile(`^<([a-zA-Z]+)`).FindStringSubmatch(tag)[1])
-		assert.NotContains(t, []string{"script", "img", "link", "iframe", "object", "embed", "image", "use"}, name, "tag %s", tag)
-		assert.NotRegexp(t, `(?i)\s(src|href|xlink:href|on[a-z]+)=`, tag, "tag %s", tag)
-		if u := regexp.MustCompile(`https?://[^"]+`).FindString(tag); u != "" {
-			assert.Equal(t, "http://www.w3.org/2000/svg", u, "the only URL is the SVG namespace, which is not fetched")
+		if slices.Contains([]string{"script", "img", "link", "iframe", "object", "embed", "image", "use"}, name) {
+			t.Errorf("html report has the tag %s, which loads or runs something", tag)
+		}
+		if loading.MatchString(tag) {
+			t.Errorf("html report tag %s has an attribute that loads or runs something", tag)
+		}
+		if u := regexp.MustCompile(`https?://[^"]+`).FindString(tag); u != "" && u != "http://www.w3.org/2000/svg" {
+			t.Errorf("html report tag %s names the URL %s; want only the SVG namespace, which is not fetched", tag, u)
 		}
 	}
-	style := page[strings.Index(page, "<style>"):strings.Index(page, "</style>")]
-	assert.NotContains(t, style, "url(")
-	assert.NotContains(t, style, "@import")
-	assert.Contains(t, page, "&lt;script&gt;alert(1)&lt;/script&gt;", "snapshot text is escaped")
+	start, end := strings.Index(page, "<style>"), strings.Index(page, "</style>")
+	if start < 0 || end < start {
+		t.Fatalf("html report has no <style> element")
+	}
+	style := page[start:end]
+	for _, bad := range []string{"url(", "@import"} {
+		if strings.Contains(style, bad) {
+			t.Errorf("html report's style holds %q, which loads something", bad)
+		}
+	}
+	if want := "&lt;script&gt;alert(1)&lt;/script&gt;"; !strings.Contains(page, want) {
+		t.Errorf("html report lacks %q: snapshot text is not escaped", want)
+	}
 }

@@ -2,11 +2,10 @@ package report
 
 import (
 	"encoding/xml"
+	"strings"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // junitRead is the JUnit shape as a CI reader unmarshals it, declared apart
@@ -40,43 +39,59 @@ func TestJUnitRoundTrip(t *testing.T) {
 	r := NewWithRules("fixtures/x", readerRules(), fs)
 	out := write(t, r, "junit", Options{PathPrefix: "repo/snap"})
 	var got junitRead
-	require.NoError(t, xml.Unmarshal([]byte(out), &got), "junit output does not parse:\n%s", out)
+	if err := xml.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("junit output does not parse: %v\n%s", err, out)
+	}
 
 	perRule := map[string][]finding.Finding{}
 	for _, f := range fs {
 		perRule[f.Rule] = append(perRule[f.Rule], f)
 	}
-	require.Len(t, got.Suites, len(r.Rules), "one testsuite per rule")
+	if len(got.Suites) != len(r.Rules) {
+		t.Fatalf("junit report has %d testsuites; want %d, one per rule", len(got.Suites), len(r.Rules))
+	}
 	fails := 0
 	for _, s := range got.Suites {
 		want := perRule[s.Name]
 		if s.Name == "kld" { // did not apply: one skipped testcase with the reason
-			require.Len(t, s.Cases, 1)
-			require.NotNil(t, s.Cases[0].Skipped)
-			assert.Equal(t, "no KLD runs in the snapshot", s.Cases[0].Skipped.Message)
+			const reason = "no KLD runs in the snapshot"
+			if len(s.Cases) != 1 || s.Cases[0].Skipped == nil || s.Cases[0].Skipped.Message != reason {
+				t.Errorf("suite kld = %+v; want one testcase skipped with %q", s.Cases, reason)
+			}
 			continue
 		}
-		require.Len(t, s.Cases, len(want), "suite %s: one testcase per finding", s.Name)
-		assert.Equal(t, len(want), s.Tests)
+		if len(s.Cases) != len(want) || s.Tests != len(want) {
+			t.Fatalf("suite %s: %d testcases, tests=%d; want %d, one testcase per finding", s.Name, len(s.Cases), s.Tests, len(want))
+		}
 		for i, c := range s.Cases {
 			f := want[i]
-			assert.Equal(t, s.Name, c.Classname)
-			assert.Equal(t, f.Severity == finding.Fail, c.Failure != nil, "testcase %q fails iff its finding does", c.Name)
+			if c.Classname != s.Name {
+				t.Errorf("testcase %q classname = %q; want its suite %q", c.Name, c.Classname, s.Name)
+			}
+			if (c.Failure != nil) != (f.Severity == finding.Fail) {
+				t.Errorf("testcase %q failure = %v for a %v finding; want a failure iff the finding fails", c.Name, c.Failure != nil, f.Severity)
+			}
 			if c.Failure != nil {
 				fails++
-				assert.Equal(t, clean(f.Message), c.Failure.Message)
+				if c.Failure.Message != clean(f.Message) {
+					t.Errorf("testcase %q failure message = %q; want %q", c.Name, c.Failure.Message, clean(f.Message))
+				}
 			}
-			if f.Severity == finding.Warn {
-				assert.Contains(t, c.SystemOut, "warn: "+f.Message)
+			if want := "warn: " + f.Message; f.Severity == finding.Warn && !strings.Contains(c.SystemOut, want) {
+				t.Errorf("testcase %q system-out = %q; want it to contain %q", c.Name, c.SystemOut, want)
 			}
-			if f.File != "" { // the place is in the name: Jenkins' schema allows no file attribute
-				assert.Contains(t, c.Name, "repo/snap/"+f.File)
+			// the place is in the name: Jenkins' schema allows no file attribute
+			if want := "repo/snap/" + f.File; f.File != "" && !strings.Contains(c.Name, want) {
+				t.Errorf("testcase name %q; want it to contain %q", c.Name, want)
 			}
 		}
 	}
-	assert.Equal(t, fails, got.Failures)
-	assert.Equal(t, r.Summary.Fail, got.Failures)
-	assert.Equal(t, len(fs)+1, got.Tests)
+	if got.Failures != fails || got.Failures != r.Summary.Fail {
+		t.Errorf("junit failures = %d; want %d (failed testcases) and %d (the summary's fails)", got.Failures, fails, r.Summary.Fail)
+	}
+	if got.Tests != len(fs)+1 {
+		t.Errorf("junit tests = %d; want %d, one per finding and the skipped rule", got.Tests, len(fs)+1)
+	}
 }
 
 // TestJUnitUniqueNames: two findings of one rule with the same id, place
@@ -86,8 +101,12 @@ func TestJUnitUniqueNames(t *testing.T) {
 	f := finding.Finding{Rule: "tf", Severity: finding.Warn, File: "d.txt", Line: 2, Quote: "<think>", Message: "m"}
 	out := write(t, New("snap", []string{"tf"}, []finding.Finding{f, f, f}), "junit", Options{PathPrefix: "."})
 	var got junitRead
-	require.NoError(t, xml.Unmarshal([]byte(out), &got))
-	require.Len(t, got.Suites, 1)
+	if err := xml.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("junit output does not parse: %v\n%s", err, out)
+	}
+	if len(got.Suites) != 1 {
+		t.Fatalf("junit report has %d testsuites; want 1", len(got.Suites))
+	}
 	seen := map[string]bool{}
 	for _, c := range got.Suites[0].Cases {
 		if seen[c.Classname+"/"+c.Name] {

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestCompare(t *testing.T) {
@@ -32,8 +32,12 @@ func TestCompare(t *testing.T) {
 	r := New("r", nil, cur)
 	r.Compare("old.json", prev)
 	c := r.Previous
-	require.NotNil(t, c)
-	assert.Equal(t, [3]int{2, 2, 2}, [3]int{c.Fixed, c.Still, c.New}, "fixed, still, new")
+	if c == nil {
+		t.Fatal("Compare(old.json): Previous = nil; want the comparison")
+	}
+	if c.Fixed != 2 || c.Still != 2 || c.New != 2 {
+		t.Errorf("Compare(old.json) = %d fixed, %d still, %d new; want 2, 2, 2", c.Fixed, c.Still, c.New)
+	}
 	want := []string{StatusStill, "", StatusStill, StatusNew, StatusNew}
 	for i := range cur {
 		if got := c.mark(i); got != want[i] {
@@ -46,26 +50,47 @@ func TestCompare(t *testing.T) {
 			fixed = append(fixed, m.ID)
 		}
 	}
-	assert.Equal(t, []string{"F12", "F19"}, fixed)
+	if diff := cmp.Diff([]string{"F12", "F19"}, fixed); diff != "" {
+		t.Errorf("Compare(old.json) fixed ids mismatch (-want +got):\n%s", diff)
+	}
 	// the verdict does not change
-	assert.Equal(t, VerdictFalsifier, r.Verdict)
+	if r.Verdict != VerdictFalsifier {
+		t.Errorf("Verdict after Compare = %q; want %q", r.Verdict, VerdictFalsifier)
+	}
 
-	out := write(t, r, "text", Options{})
-	assert.Contains(t, out, "\nagainst old.json: 2 fixed, 2 still, 2 new\n")
-	assert.Contains(t, out, "[still] PLAN.md:601")
-	assert.Contains(t, out, "[new] F17 compare.unlike")
-	assert.Contains(t, out, "fixed since old.json: 2\n  F12 plan.unsourced PLAN.md:578 5,793.62 ms\n  F19 code run.py:680 / 65.0\n")
-	js := write(t, r, "json", Options{})
-	assert.Contains(t, js, `"previous": {`)
-	assert.Contains(t, js, `"status": "fixed"`)
+	for _, tt := range []struct {
+		format string
+		wants  []string
+	}{
+		{"text", []string{
+			"\nagainst old.json: 2 fixed, 2 still, 2 new\n",
+			"[still] PLAN.md:601",
+			"[new] F17 compare.unlike",
+			"fixed since old.json: 2\n  F12 plan.unsourced PLAN.md:578 5,793.62 ms\n  F19 code run.py:680 / 65.0\n",
+		}},
+		{"json", []string{`"previous": {`, `"status": "fixed"`}},
+	} {
+		out := write(t, r, tt.format, Options{})
+		for _, want := range tt.wants {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s report against old.json lacks %q:\n%s", tt.format, want, out)
+			}
+		}
+	}
 }
 
 func TestParsePrevious(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, New("r", []string{"plan.unsourced"}, sample).Write(&buf, "json"))
+	if err := New("r", []string{"plan.unsourced"}, sample).Write(&buf, "json"); err != nil {
+		t.Fatalf("Write(json): %v", err)
+	}
 	fs, err := ParsePrevious("prev.json", buf.Bytes())
-	require.NoError(t, err)
-	assert.Equal(t, sample, fs, "a JSON report reads back to its findings")
+	if err != nil {
+		t.Fatalf("ParsePrevious(a JSON report): %v", err)
+	}
+	if diff := cmp.Diff(sample, fs); diff != "" {
+		t.Errorf("ParsePrevious(a JSON report) mismatch (-want +got): a JSON report reads back to its findings\n%s", diff)
+	}
 
 	for _, tt := range []struct{ name, in, want string }{
 		{"syntax", "{\n  \"verdict\": \"PASS\",\n  \"findings\": [}\n", "prev.json:3:16: not a JSON report"},

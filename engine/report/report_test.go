@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 var sample = []finding.Finding{
@@ -23,7 +23,9 @@ var sample = []finding.Finding{
 func write(t *testing.T, r *Report, format string, o Options) string {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, r.WriteOptions(&buf, format, o), "WriteOptions(%q)", format)
+	if err := r.WriteOptions(&buf, format, o); err != nil {
+		t.Fatalf("WriteOptions(%q, %+v): %v", format, o, err)
+	}
 	return buf.String()
 }
 
@@ -88,29 +90,45 @@ func TestJSONShape(t *testing.T) {
 	rules := []RuleInfo{{Name: "plan.unsourced", Applied: true}, {Name: "memory", Reason: "no PLAN.md memory claims"}}
 	out := write(t, NewWithRules("fixtures/m5-v3", rules, sample), "json", Options{})
 	var got map[string]any
-	require.NoError(t, json.Unmarshal([]byte(out), &got), "json output does not parse:\n%s", out)
-	for _, k := range []string{"verdict", "root", "findings", "summary"} {
-		assert.Contains(t, got, k, "json output lacks %q", k)
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("json output does not parse: %v\n%s", err, out)
 	}
-	assert.NotContains(t, got, "previous", "json output without -previous has a previous section")
+	for _, k := range []string{"verdict", "root", "findings", "summary"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("json output lacks %q:\n%s", k, out)
+		}
+	}
+	if _, ok := got["previous"]; ok {
+		t.Errorf("json output without -previous has a previous section:\n%s", out)
+	}
 	f := got["findings"].([]any)[0].(map[string]any)
 	for _, k := range []string{"rule", "id", "severity", "file", "line", "quote", "raw", "source", "message"} {
-		assert.Contains(t, f, k, "json finding lacks %q", k)
+		if _, ok := f[k]; !ok {
+			t.Errorf("json finding lacks %q: %v", k, f)
+		}
 	}
 	if f["severity"] != "fail" || f["line"] != float64(578) {
 		t.Errorf("json finding severity, line = %v, %v; want fail, 578", f["severity"], f["line"])
 	}
 	sum := got["summary"].(map[string]any)
-	assert.Equal(t, []any{"plan.unsourced", "memory"}, sum["rules"])
-	assert.Equal(t, []any{map[string]any{"rule": "memory", "reason": "no PLAN.md memory claims"}}, sum["not_applied"])
+	if diff := cmp.Diff([]any{"plan.unsourced", "memory"}, sum["rules"]); diff != "" {
+		t.Errorf("json summary.rules mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{map[string]any{"rule": "memory", "reason": "no PLAN.md memory claims"}}, sum["not_applied"]); diff != "" {
+		t.Errorf("json summary.not_applied mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestNotAppliedReason(t *testing.T) {
 	r := New("r", []string{"plan.unsourced", "kld"}, sample[:1])
-	assert.Empty(t, r.Summary.NotApplied, "New takes every named rule as applied")
+	if len(r.Summary.NotApplied) != 0 {
+		t.Errorf("New(rules plan.unsourced, kld).Summary.NotApplied = %+v; want none: New takes every named rule as applied", r.Summary.NotApplied)
+	}
 	r = NewWithRules("r", []RuleInfo{{Name: "plan.unsourced", Applied: true}, {Name: "kld"}}, sample[:1])
-	require.Len(t, r.Summary.NotApplied, 1)
-	assert.Equal(t, NotApplied{Rule: "kld", Reason: NoFindingsReason}, r.Summary.NotApplied[0], "a rule that gives no reason gets the default")
+	want := []NotApplied{{Rule: "kld", Reason: NoFindingsReason}} // a rule that gives no reason gets the default
+	if diff := cmp.Diff(want, r.Summary.NotApplied); diff != "" {
+		t.Errorf("NewWithRules(kld not applied, no reason).Summary.NotApplied mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestUnknownFormat(t *testing.T) {

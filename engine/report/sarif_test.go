@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // sarifRequired lists, per object of the SARIF 2.1.0 schema
@@ -33,9 +33,13 @@ type obj = map[string]any
 func requireProps(t *testing.T, kind, where string, v any) obj {
 	t.Helper()
 	o, ok := v.(obj)
-	require.True(t, ok, "%s (%s) is %T; want an object", where, kind, v)
+	if !ok {
+		t.Fatalf("%s (%s) is %T; want an object", where, kind, v)
+	}
 	for _, k := range sarifRequired[kind] {
-		assert.Contains(t, o, k, "%s (%s) lacks required property %q", where, kind, k)
+		if _, ok := o[k]; !ok {
+			t.Errorf("%s (%s) lacks required property %q", where, kind, k)
+		}
 	}
 	return o
 }
@@ -45,23 +49,31 @@ func requireProps(t *testing.T, kind, where string, v any) obj {
 func checkSARIF(t *testing.T, out string) []obj {
 	t.Helper()
 	var log any
-	require.NoError(t, json.Unmarshal([]byte(out), &log), "sarif output does not parse")
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatalf("sarif output does not parse: %v\n%s", err, out)
+	}
 	root := requireProps(t, "sarifLog", "$", log)
-	assert.Equal(t, "2.1.0", root["version"])
-	assert.Equal(t, sarifSchema, root["$schema"])
+	if root["version"] != "2.1.0" || root["$schema"] != sarifSchema {
+		t.Errorf("sarif version, $schema = %v, %v; want 2.1.0, %s", root["version"], root["$schema"], sarifSchema)
+	}
 	runs := root["runs"].([]any)
-	require.Len(t, runs, 1, "one run")
+	if len(runs) != 1 {
+		t.Fatalf("sarif log has %d runs; want 1", len(runs))
+	}
 	run := requireProps(t, "run", "runs[0]", runs[0])
 	drv := requireProps(t, "toolComponent", "driver", requireProps(t, "tool", "tool", run["tool"])["driver"])
 	ruleIdx := map[string]int{}
 	for i, rv := range drv["rules"].([]any) {
 		rule := requireProps(t, "reportingDescriptor", "rules[]", rv)
-		for _, k := range []string{"shortDescription", "fullDescription", "help"} {
-			assert.NotEmpty(t, requireProps(t, "multiformatMessageString", k, rule[k])["text"])
-		}
 		id := rule["id"].(string)
-		_, dup := ruleIdx[id]
-		assert.False(t, dup, "rule %s listed twice", id)
+		for _, k := range []string{"shortDescription", "fullDescription", "help"} {
+			if text := requireProps(t, "multiformatMessageString", k, rule[k])["text"]; text == "" || text == nil {
+				t.Errorf("rule %s %s.text = %v; want a text", id, k, text)
+			}
+		}
+		if _, dup := ruleIdx[id]; dup {
+			t.Errorf("rule %s listed twice", id)
+		}
 		ruleIdx[id] = i
 	}
 	seen := map[string]bool{}
@@ -69,23 +81,38 @@ func checkSARIF(t *testing.T, out string) []obj {
 	for _, rv := range run["results"].([]any) {
 		res := requireProps(t, "result", "results[]", rv)
 		results = append(results, res)
-		assert.Contains(t, []any{"none", "note", "warning", "error"}, res["level"], "level is in the schema's enum")
+		switch res["level"] {
+		case "none", "note", "warning", "error":
+		default:
+			t.Errorf("result level %v; want one of the schema's enum none, note, warning, error", res["level"])
+		}
 		i, ok := ruleIdx[res["ruleId"].(string)]
-		require.True(t, ok, "result's ruleId %v is not in the driver's rules", res["ruleId"])
-		assert.Equal(t, float64(i), res["ruleIndex"], "ruleIndex of %v", res["ruleId"])
-		assert.NotEmpty(t, requireProps(t, "message", "message", res["message"])["text"])
+		if !ok {
+			t.Fatalf("result's ruleId %v is not in the driver's rules", res["ruleId"])
+		}
+		if res["ruleIndex"] != float64(i) {
+			t.Errorf("result ruleIndex of %v = %v; want %d", res["ruleId"], res["ruleIndex"], i)
+		}
+		if text := requireProps(t, "message", "message", res["message"])["text"]; text == "" || text == nil {
+			t.Errorf("result of %v has message text %v; want a text", res["ruleId"], text)
+		}
 		for _, lv := range res["locations"].([]any) {
 			phys := requireProps(t, "physicalLocation", "physicalLocation", requireProps(t, "location", "location", lv)["physicalLocation"])
 			uri := requireProps(t, "artifactLocation", "artifactLocation", phys["artifactLocation"])["uri"].(string)
-			assert.False(t, strings.HasPrefix(uri, "/") || strings.Contains(uri, "..") || strings.Contains(uri, "://") || strings.Contains(uri, ": "),
-				"uri %q is not a path from the repository root", uri)
+			if strings.HasPrefix(uri, "/") || strings.Contains(uri, "..") || strings.Contains(uri, "://") || strings.Contains(uri, ": ") {
+				t.Errorf("uri %q is not a path from the repository root", uri)
+			}
 			if reg, ok := phys["region"]; ok {
-				assert.GreaterOrEqual(t, requireProps(t, "region", "region", reg)["startLine"].(float64), float64(1))
+				if line := requireProps(t, "region", "region", reg)["startLine"].(float64); line < 1 {
+					t.Errorf("region startLine of %s = %v; want at least 1", uri, line)
+				}
 			}
 		}
 		for k, v := range res["partialFingerprints"].(obj) {
 			fp := k + "=" + v.(string)
-			assert.False(t, seen[fp], "fingerprint %s is not unique", fp)
+			if seen[fp] {
+				t.Errorf("fingerprint %s is not unique", fp)
+			}
 			seen[fp] = true
 		}
 	}
@@ -106,19 +133,35 @@ func TestSARIF(t *testing.T) {
 			nonPass++
 		}
 	}
-	require.Len(t, results, nonPass, "one result per fail or warn finding")
+	if len(results) != nonPass {
+		t.Fatalf("sarif has %d results; want %d, one per fail or warn finding", len(results), nonPass)
+	}
 	loc := func(i int) obj {
 		return results[i]["locations"].([]any)[0].(obj)["physicalLocation"].(obj)
 	}
-	assert.Equal(t, obj{"uri": "sub/snap/run.py"}, loc(0)["artifactLocation"])
-	assert.Equal(t, obj{"startLine": float64(680)}, loc(0)["region"])
-	tailRes := results[len(results)-3]
-	assert.Equal(t, "sub/snap/results/r.json", tailRes["locations"].([]any)[0].(obj)["physicalLocation"].(obj)["artifactLocation"].(obj)["uri"])
-	assert.Equal(t, obj{"startLine": float64(1)}, tailRes["locations"].([]any)[0].(obj)["physicalLocation"].(obj)["region"], "a tail line is not a line of the file: the file's first line, the place in the message")
-	assert.Equal(t, "runs[3].output_tail line 12: tail", tailRes["message"].(obj)["text"])
-	assert.Equal(t, obj{"startLine": float64(1)}, loc(len(results) - 2)["region"], "a finding with no line points at the first (code scanning needs a region)")
-	assert.Equal(t, "error", results[0]["level"])
-	assert.Contains(t, write(t, r, "sarif", Options{ToolVersion: "v1.2.3"}), `"version": "v1.2.3"`)
+	tail := len(results) - 3
+	for _, tt := range []struct {
+		what string
+		got  any
+		want any
+	}{
+		{"results[0] artifactLocation", loc(0)["artifactLocation"], obj{"uri": "sub/snap/run.py"}},
+		{"results[0] region", loc(0)["region"], obj{"startLine": float64(680)}},
+		{"results[0] level", results[0]["level"], "error"},
+		{"tail result uri", loc(tail)["artifactLocation"].(obj)["uri"], "sub/snap/results/r.json"},
+		// a tail line is not a line of the file: the file's first line, the place in the message
+		{"tail result region", loc(tail)["region"], obj{"startLine": float64(1)}},
+		{"tail result message", results[tail]["message"].(obj)["text"], "runs[3].output_tail line 12: tail"},
+		// a finding with no line points at the first (code scanning needs a region)
+		{"lineless result region", loc(len(results) - 2)["region"], obj{"startLine": float64(1)}},
+	} {
+		if diff := cmp.Diff(tt.want, tt.got); diff != "" {
+			t.Errorf("sarif %s mismatch (-want +got):\n%s", tt.what, diff)
+		}
+	}
+	if out, want := write(t, r, "sarif", Options{ToolVersion: "v1.2.3"}), `"version": "v1.2.3"`; !strings.Contains(out, want) {
+		t.Errorf("sarif with ToolVersion v1.2.3 lacks %s:\n%s", want, out)
+	}
 }
 
 // TestSARIFURIs: artifact URIs are URI references (RFC 3986): a space, a
@@ -152,6 +195,14 @@ func TestSARIFFingerprintsSurviveLineMoves(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, fp(f), fp(moved), "a finding whose line moved keeps its fingerprint")
-	assert.NotEqual(t, fp(f), fp(other), "another quote is another alert")
+	base := fp(f)
+	if len(base) != 1 || base[0] == nil || base[0] == "" {
+		t.Fatalf("fingerprint of one finding = %v; want one", base)
+	}
+	if got := fp(moved); !cmp.Equal(got, base) {
+		t.Errorf("fingerprint after the line moved = %v; want %v: a finding whose line moved keeps its fingerprint", got, base)
+	}
+	if got := fp(other); cmp.Equal(got, base) {
+		t.Errorf("fingerprint of another quote = %v; want other than %v: another quote is another alert", got, base)
+	}
 }

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // readerSample has a finding of every kind a text report places.
@@ -55,7 +53,9 @@ func indexes(t *testing.T, s string, needles ...string) []int {
 	var out []int
 	for _, n := range needles {
 		i := strings.Index(s, n)
-		require.GreaterOrEqual(t, i, 0, "output lacks %q:\n%s", n, s)
+		if i < 0 {
+			t.Fatalf("output lacks %q:\n%s", n, s)
+		}
 		out = append(out, i)
 	}
 	return out
@@ -66,7 +66,9 @@ func TestTextReaderOrder(t *testing.T) {
 	r.Info = []string{"results/r.json: $.extra: unknown key kept"}
 	out := write(t, r, "text", Options{})
 	lines := strings.Split(out, "\n")
-	assert.Equal(t, "verdict: FALSIFIER HIT — 5 fail, 1 warn, 2 pass in 7 rules; root fixtures/x", lines[0])
+	if want := "verdict: FALSIFIER HIT — 5 fail, 1 warn, 2 pass in 7 rules; root fixtures/x"; lines[0] != want {
+		t.Errorf("text report's first line = %q; want %q", lines[0], want)
+	}
 	// unsourced table (plan.unsourced and plan.range fails), then fails by
 	// family in family order, warnings, what to fix, passes, not applied.
 	pos := indexes(t, out, "unsourced numbers: 2", "PLAN.md:577", "comparisons and runs: 2 fail", "F17 compare.unlike PLAN.md:284: not like for like",
@@ -77,20 +79,36 @@ func TestTextReaderOrder(t *testing.T) {
 		}
 	}
 	// the table has the plan's quote and the raw value on one row
-	assert.Regexp(t, regexp.MustCompile(`(?m)^  PLAN\.md:578 +3,194\.23 ms +3,194\.19 ms +run_a: prefill_ms +F11$`), out)
-	// one line per distinct fix: the finding's own fix once for both ids,
-	// the rule's fix for the findings that left Fix empty
-	assert.Contains(t, out, "  - F17, F18: state the binary difference\n")
-	assert.Equal(t, 1, strings.Count(out, "state the binary difference"))
-	assert.Contains(t, out, "  - F19: derive quoted numbers from the run's own counts\n")
-	// passes counted, not listed
-	assert.Contains(t, out, "passes: 2 (-v lists them): parity 2\n")
-	assert.NotContains(t, out, "PASSMESSAGE")
+	if row := regexp.MustCompile(`(?m)^  PLAN\.md:578 +3,194\.23 ms +3,194\.19 ms +run_a: prefill_ms +F11$`); !row.MatchString(out) {
+		t.Errorf("text report has no unsourced row matching %s:\n%s", row, out)
+	}
+	for _, want := range []string{
+		// one line per distinct fix: the finding's own fix once for both ids,
+		// the rule's fix for the findings that left Fix empty
+		"  - F17, F18: state the binary difference\n",
+		"  - F19: derive quoted numbers from the run's own counts\n",
+		// passes counted, not listed
+		"passes: 2 (-v lists them): parity 2\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "state the binary difference"); n != 1 {
+		t.Errorf("text report states the fix F17 and F18 share %d times; want once", n)
+	}
+	if strings.Contains(out, "PASSMESSAGE") {
+		t.Errorf("text report without -v lists a pass finding's message:\n%s", out)
+	}
 
 	verbose := write(t, r, "text", Options{Verbose: true})
-	assert.Equal(t, 2, strings.Count(verbose, "PASSMESSAGE"), "-v lists every pass finding")
+	if n := strings.Count(verbose, "PASSMESSAGE"); n != 2 {
+		t.Errorf("text report with -v lists %d pass findings; want 2, every one", n)
+	}
 	for _, f := range r.Findings {
-		assert.Contains(t, verbose, "\n"+strings.ToUpper(f.Severity.String())+" "+idRule(f.ID, f.Rule)+"  "+place(f)+"\n  "+f.Message+"\n")
+		if want := "\n" + strings.ToUpper(f.Severity.String()) + " " + idRule(f.ID, f.Rule) + "  " + place(f) + "\n  " + f.Message + "\n"; !strings.Contains(verbose, want) {
+			t.Errorf("text report with -v lacks %q:\n%s", want, verbose)
+		}
 	}
 }
 
@@ -180,8 +198,8 @@ func TestForgedLinesEscaped(t *testing.T) {
 					t.Errorf("%s holds the raw character %q", name, bad)
 				}
 			}
-			if format != "html" {
-				assert.Contains(t, out, `x\nverdict: PASS\r\x1b[2Jy\u2028z\u0085w\u202eevil`, "%s: controls shown as escapes", name)
+			if want := `x\nverdict: PASS\r\x1b[2Jy\u2028z\u0085w\u202eevil`; format != "html" && !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q: controls shown as escapes\n%s", name, want, out)
 			}
 		}
 	}
@@ -256,7 +274,9 @@ func TestMarkdownEscapes(t *testing.T) {
 func TestMarkdownReaderOrder(t *testing.T) {
 	r := NewWithRules("fixtures/x", readerRules(), readerSample())
 	out := write(t, r, "markdown", Options{})
-	assert.True(t, strings.HasPrefix(out, "# FALSIFIER HIT — audit of `fixtures/x`\n"), "markdown starts with the verdict:\n%s", out)
+	if want := "# FALSIFIER HIT — audit of `fixtures/x`\n"; !strings.HasPrefix(out, want) {
+		t.Errorf("markdown report does not start with the verdict %q:\n%s", want, out)
+	}
 	pos := indexes(t, out, "## Unsourced numbers (2)", "| PLAN.md:578 | 3,194.23 ms | 3,194.19 ms | run_a: prefill_ms | F11 |",
 		"### comparisons and runs (2)", "- **F17** `compare.unlike` PLAN.md:284: not like for like", "### code (1)", "## Warnings (1)", "## What to fix",
 		"## Passes (2)", "| `parity` | 2 |", "## Did not apply", "- `kld`: no KLD runs in the snapshot")
@@ -265,8 +285,12 @@ func TestMarkdownReaderOrder(t *testing.T) {
 			t.Errorf("markdown: item %d comes before item %d; want the reader's order\n%s", i, i-1, out)
 		}
 	}
-	assert.NotContains(t, out, "PASSMESSAGE")
-	assert.Equal(t, 2, strings.Count(write(t, r, "markdown", Options{Verbose: true}), "PASSMESSAGE"))
+	if strings.Contains(out, "PASSMESSAGE") {
+		t.Errorf("markdown report without -v lists a pass finding's message:\n%s", out)
+	}
+	if n := strings.Count(write(t, r, "markdown", Options{Verbose: true}), "PASSMESSAGE"); n != 2 {
+		t.Errorf("markdown report with -v lists %d pass findings; want 2, every one", n)
+	}
 }
 
 // TestGateFailNotATableRow: a plan.unsourced fail about the gate itself (a
@@ -276,8 +300,12 @@ func TestGateFailNotATableRow(t *testing.T) {
 	f := finding.Finding{Rule: "plan.unsourced", Severity: finding.Fail, File: "PLAN.claims",
 		Message: "the claims table declares no claim section"}
 	out := write(t, New("x", []string{"plan.unsourced"}, []finding.Finding{f}), "text", Options{})
-	assert.NotContains(t, out, "unsourced numbers:")
-	assert.Contains(t, out, "plan.unsourced PLAN.claims: the claims table declares no claim section")
+	if strings.Contains(out, "unsourced numbers:") {
+		t.Errorf("text report of a gate fail has an unsourced table:\n%s", out)
+	}
+	if want := "plan.unsourced PLAN.claims: the claims table declares no claim section"; !strings.Contains(out, want) {
+		t.Errorf("text report of a gate fail lacks %q:\n%s", want, out)
+	}
 }
 
 // TestNotAppliedLines: rules the spec file gives no settings for are one
