@@ -55,7 +55,7 @@ func rerunCheckout(t *testing.T, cfg liveConfig) {
 	sel := liveSelection(t)
 	runs := checkoutRuns(t, ctx, root, sel, strataEngine)
 	if len(runs) == 0 {
-		t.Fatalf("STRATA_CHECKOUT=%s: STRATA_LIVE_RUNS=%q selects none of its %d runs and %d route_parity records that recorded their environment", root, sel, len(ctx.Snap.Runs), len(ctx.Snap.Parity))
+		t.Fatalf("STRATA_CHECKOUT=%s: STRATA_LIVE_RUNS=%q selects none of its %d runs and %d route_parity records", root, sel, len(ctx.Snap.Runs), len(ctx.Snap.Parity))
 	}
 	cfg.dir, cfg.bin = root, ctx.Snap.Spec.Bin
 	skipped := 0
@@ -69,15 +69,13 @@ func rerunCheckout(t *testing.T, cfg liveConfig) {
 }
 
 // checkoutRuns returns the runs of the checkout at root (loaded as ctx)
-// that are selected by name: the strata runs
-// and route_parity records, skipped with the reason engine gives where
-// strata's engine cannot run ("" where it can), then the llama.cpp runs,
-// skipped where their program is not in the checkout (live.ErrNoProgram,
-// naming the places looked in) or their program is not re-run (llamaSkip),
-// then the runs that recorded no environment and those of a program that is
-// neither, each skipped saying so.
-// A program that leads out of the checkout is not skipped: its re-run fails
-// refusing it.
+// that are selected by name: the strata runs and route_parity records,
+// skipped with the reason engine gives where strata's engine cannot run (""
+// where it can); then the llama.cpp runs, skipped where their program is not
+// in the checkout (live.ErrNoProgram, naming the places looked in) or is not
+// re-run (llamaSkip); then the runs that recorded no environment and those
+// of a program that is neither, each skipped saying so. A program that leads
+// out of the checkout is not skipped: its re-run fails, refusing it.
 func checkoutRuns(t *testing.T, ctx *audit.Context, root string, sel *regexp.Regexp, engine func(*testing.T) string) []liveRun {
 	t.Helper()
 	runs := liveRuns(ctx, sel)
