@@ -482,13 +482,15 @@ func TestNoTestify(t *testing.T) {
 // TestRuleFamiliesHaveWantCases: every rule family has rule-level cases in
 // the one harness (analysistest.RunCases over its testdata): a case that
 // fails (a .want with a fail line) and one that passes (a .want with none),
-// and a test of the package that runs them.
+// a case for each of its analyzers (named by a "rule NAME" line where the
+// family has more than one), and a test of the package that runs them.
 func TestRuleFamiliesHaveWantCases(t *testing.T) {
 	root := snaptest.Root()
-	families := map[string]bool{}
+	families := map[string][]string{} // family → its analyzers' names
 	for _, a := range all.Analyzers() {
-		families[a.Family()] = true
+		families[a.Family()] = append(families[a.Family()], a.Name)
 	}
+	ruleLine := regexp.MustCompile(`(?m)^rule ([^ \n]+)\s*$`)
 	for _, fam := range slices.Sorted(maps.Keys(families)) {
 		dir := filepath.Join(root, "engine", "rules", fam)
 		wants, err := filepath.Glob(filepath.Join(dir, "testdata", "*.want"))
@@ -496,10 +498,14 @@ func TestRuleFamiliesHaveWantCases(t *testing.T) {
 			t.Fatalf("filepath.Glob(%s/testdata/*.want): %v", fam, err)
 		}
 		failing, passing := 0, 0
+		named := map[string]bool{}
 		for _, w := range wants {
 			b, err := os.ReadFile(w)
 			if err != nil {
 				t.Fatalf("reading %s: %v", w, err)
+			}
+			for _, m := range ruleLine.FindAllSubmatch(b, -1) {
+				named[string(m[1])] = true
 			}
 			if regexp.MustCompile(`(?m)^fail[/ ]`).Match(b) {
 				failing++
@@ -509,6 +515,11 @@ func TestRuleFamiliesHaveWantCases(t *testing.T) {
 		}
 		if failing == 0 || passing == 0 {
 			t.Errorf("rule family %s: %d failing and %d passing cases in engine/rules/%s/testdata; want at least one of each (CASE.want beside CASE, analysistest.RunCases)", fam, failing, passing, fam)
+		}
+		for _, name := range families[fam] {
+			if len(families[fam]) > 1 && !named[name] {
+				t.Errorf("rule %s: no case in engine/rules/%s/testdata names it (a \"rule %s\" line in a .want)", name, fam, name)
+			}
 		}
 		tests, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		if err != nil {
