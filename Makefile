@@ -2,40 +2,52 @@
 GO ?= go
 DARWIN := GOOS=darwin GOARCH=arm64 CGO_ENABLED=0
 
-.PHONY: test audit golden fixtures vet bench bench-pagecache
+.PHONY: test test-linux test-race test-darwin-vet audit golden fixtures vet bench bench-pagecache
 
-# The test command (README, .ci/run): gofmt, vet, the CI workflow linted,
-# every test: the packages that start goroutines or take locks (RACE_PKGS;
-# spec/ci_test.go keeps the list whole) with the race detector, the others
-# without it (under -race the spec package alone took 371 s against 93 s),
-# and the Mac build vetted from Linux. The Mac vet (68 s cold: it compiles
-# the standard library for darwin/arm64) runs beside the tests, which leave
-# a core idle while the spec package's tests run one after another; its
-# output is printed, and its exit code counts, after them. Each step prints
-# its name and the time; gotestsum prints every test as it ends.
+# The test command (README, .ci/run): gofmt, the CI workflow linted, then
+# three jobs at once (make -j3), so that the two cores stay busy while a job
+# waits on a long compile or a test binary that runs its tests one after
+# another:
+#   test-linux      go vet ./... (every analyzer, tests included), then every
+#                   test outside RACE_PKGS without the race detector (under
+#                   -race the spec package alone took 371 s against 93 s);
+#   test-race       the packages that start goroutines or take locks
+#                   (RACE_PKGS; spec/ci_test.go keeps the list whole) with it;
+#   test-darwin-vet the Mac build vetted from Linux, niced: it only compiles
+#                   and vets, so it takes the cycles the other two leave.
+# The tests run with -vet=off: go test's own vet pass (11 analyzers) would
+# type-check every package and its dependencies again, once per build
+# configuration, for a subset of what go vet ./... checks. Each step prints
+# its name and the time, gotestsum every test as it ends; make -j3 waits
+# for every job and fails if any does.
 MODULE := github.com/strataspec/strataspec
 RACE_PKGS := engine/analysis engine/audit engine/facts engine/live engine/metal engine/pagecache engine/rusage engine/snapfs
 TESTFMT := --format testname --format-hide-empty-pkg
-DARWIN_VET_LOG := $(CURDIR)/.darwin-vet.log
 test:
 	@echo "== $$(date -u +%T) gofmt"
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
-	@echo "== $$(date -u +%T) go vet ./..."
-	$(GO) vet ./...
-	@echo "== $$(date -u +%T) go vet for darwin/arm64 starts beside the tests (output after them)"
-	@rm -f $(DARWIN_VET_LOG) $(DARWIN_VET_LOG).rc; \
-	  ( $(DARWIN) $(GO) vet ./... >$(DARWIN_VET_LOG) 2>&1; echo $$? >$(DARWIN_VET_LOG).rc ) &
 	@echo "== $$(date -u +%T) actionlint"
 	$(GO) tool actionlint .github/workflows/ci.yml
-	@echo "== $$(date -u +%T) tests with -race: $(RACE_PKGS)"
-	$(GO) tool gotestsum $(TESTFMT) -- -race $(addprefix ./,$(RACE_PKGS))
-	@echo "== $$(date -u +%T) the other tests"
-	$(GO) tool gotestsum $(TESTFMT) -- $$($(GO) list ./... | grep -v -x $(foreach p,$(RACE_PKGS),-e '$(MODULE)/$(p)'))
-	@echo "== $$(date -u +%T) go vet for darwin/arm64 (waiting for it)"
-	@while [ ! -f $(DARWIN_VET_LOG).rc ]; do sleep 1; done; \
-	  cat $(DARWIN_VET_LOG); rc=$$(cat $(DARWIN_VET_LOG).rc); rm -f $(DARWIN_VET_LOG) $(DARWIN_VET_LOG).rc; \
-	  if [ "$$rc" != 0 ]; then echo "go vet for darwin/arm64 failed (exit $$rc)"; exit 1; fi
+	@echo "== $$(date -u +%T) three jobs at once: test-linux, test-race, test-darwin-vet"
+	@$(MAKE) --no-print-directory -j3 test-linux test-race test-darwin-vet
 	@echo "== $$(date -u +%T) done"
+
+test-linux:
+	@echo "== $$(date -u +%T) [test-linux] go vet ./..."
+	$(GO) vet ./...
+	@echo "== $$(date -u +%T) [test-linux] the tests without -race"
+	$(GO) tool gotestsum $(TESTFMT) -- -vet=off $$($(GO) list ./... | grep -v -x $(foreach p,$(RACE_PKGS),-e '$(MODULE)/$(p)'))
+	@echo "== $$(date -u +%T) [test-linux] done"
+
+test-race:
+	@echo "== $$(date -u +%T) [test-race] tests with -race: $(RACE_PKGS)"
+	$(GO) tool gotestsum $(TESTFMT) -- -vet=off -race $(addprefix ./,$(RACE_PKGS))
+	@echo "== $$(date -u +%T) [test-race] done"
+
+test-darwin-vet:
+	@echo "== $$(date -u +%T) [test-darwin-vet] go vet ./... for darwin/arm64 (niced)"
+	nice -n 10 env $(DARWIN) $(GO) vet ./...
+	@echo "== $$(date -u +%T) [test-darwin-vet] done"
 
 # The main job: audit the default snapshot (fixtures/m5).
 audit:

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -115,5 +116,70 @@ func TestActionBuildsTheProgram(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^\s+- uses: \./\s*$`).Match(ci) {
 		t.Error("the CI workflow does not use the action (uses: ./): actionlint would not check it")
+	}
+}
+
+// makeRecipes returns the recipe lines of the Makefile's target and of the
+// targets its recipe runs through $(MAKE), keyed by target.
+func makeRecipes(t *testing.T, mk, target string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	todo := []string{target}
+	for len(todo) > 0 {
+		name := todo[0]
+		todo = todo[1:]
+		if _, ok := out[name]; ok {
+			continue
+		}
+		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `:.*\n((?:\t.*\n)+)`).FindStringSubmatch(mk)
+		if m == nil {
+			t.Fatalf("Makefile has no target %q", name)
+		}
+		lines := strings.Split(strings.TrimSuffix(m[1], "\n"), "\n")
+		out[name] = lines
+		for _, l := range lines {
+			if rest, ok := strings.CutPrefix(strings.TrimLeft(l, "\t@"), "$(MAKE) "); ok {
+				for _, f := range strings.Fields(rest) {
+					if !strings.HasPrefix(f, "-") {
+						todo = append(todo, f)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestVetOffOnlyBesideGoVet: make test's go test steps pass -vet=off, which
+// drops go test's own vet pass (eleven analyzers, run again per build
+// configuration), only because the same make test runs go vet ./... with
+// every analyzer, for linux and for darwin/arm64. Removing either go vet
+// step while a test step keeps -vet=off would leave the code unvetted.
+func TestVetOffOnlyBesideGoVet(t *testing.T) {
+	b, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipes := makeRecipes(t, string(b), "test")
+	vetOff := 0
+	found := map[string]bool{}
+	linux := regexp.MustCompile(`^\t\$\(GO\) vet \./\.\.\.$`)
+	darwin := regexp.MustCompile(`^\t(nice -n \d+ )?(env )?\$\(DARWIN\) \$\(GO\) vet \./\.\.\.$`)
+	for _, lines := range recipes {
+		for _, l := range lines {
+			if strings.Contains(l, "-vet=off") {
+				vetOff++
+			}
+			found["linux"] = found["linux"] || linux.MatchString(l)
+			found["darwin"] = found["darwin"] || darwin.MatchString(l)
+		}
+	}
+	if vetOff == 0 {
+		t.Skip("no test step passes -vet=off")
+	}
+	for _, goos := range []string{"linux", "darwin"} {
+		if !found[goos] {
+			t.Errorf("make test runs %d test steps with -vet=off but no go vet ./... for %s (targets %v)", vetOff, goos, slices.Sorted(maps.Keys(recipes)))
+		}
 	}
 }

@@ -345,6 +345,7 @@ func TestHostileSnapshots(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case audits its own copy, in child processes
 			root := snaptest.CopyFixture(t, tt.fixture)
 			tt.mutate(t, root)
 			for _, r := range runAudit(t, root) {
