@@ -30,6 +30,34 @@ func ruleOutcomes(r *report.Report) map[string]string {
 	return out
 }
 
+// badInputs returns r's bad-input findings (check audit.BadInput).
+func badInputs(r *report.Report) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range r.Findings {
+		if f.Check == audit.BadInput {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// editAudit audits a copy of fixture whose file has old replaced by new,
+// and returns the report and the line of the edited file where at is
+// (1 for ""). An audit that stops (exit 2) fails the test.
+func editAudit(t *testing.T, fixture, file, old, new, at string) (*report.Report, int) {
+	t.Helper()
+	root := snaptest.CopyFixture(t, fixture)
+	p := filepath.Join(root, file)
+	snaptest.Edit(t, p, old, new)
+	text := snaptest.Read(t, p)
+	line := strings.Count(text[:max(strings.Index(text, at), 0)], "\n") + 1
+	rep, err := audit.Audit(root, "")
+	if err != nil {
+		t.Fatalf("Audit with %q in %s = %v; want a report (exit 1), not an error (exit 2)", new, file, err)
+	}
+	return rep, line
+}
+
 // TestOneBadInputOneRule (issue 19, Build 5): a setting of one rule family
 // broken in a copy of fixtures/m5, which passes, fails the audit (exit 1,
 // not 2) with one fail finding of that rule (check audit.BadInput) naming
@@ -68,24 +96,11 @@ func TestOneBadInputOneRule(t *testing.T) {
 		{"code", `"note": "the audit looked for 1.36 * gb"`, `"note": 1.36`, nil, "rules.code"},
 	} {
 		t.Run(tt.rule+" "+tt.new, func(t *testing.T) {
-			root := snaptest.CopyFixture(t, "m5")
-			p := filepath.Join(root, "strataspec.json")
-			snaptest.Edit(t, p, tt.old, tt.new)
-			text := snaptest.Read(t, p)
-			line := strings.Count(text[:strings.Index(text, tt.new)], "\n") + 1
-			rep, err := audit.Audit(root, "")
-			if err != nil {
-				t.Fatalf("Audit with %s = %v; want a report (exit 1), not an error (exit 2)", tt.new, err)
-			}
+			rep, line := editAudit(t, "m5", "strataspec.json", tt.old, tt.new, tt.new)
 			if !rep.Failed() {
 				t.Errorf("Audit with %s: verdict %s; want FALSIFIER HIT (exit 1)", tt.new, rep.Verdict)
 			}
-			var bad []finding.Finding
-			for _, f := range rep.Findings {
-				if f.Check == audit.BadInput {
-					bad = append(bad, f)
-				}
-			}
+			bad := badInputs(rep)
 			if len(bad) != 1 || bad[0].Rule != tt.rule || bad[0].Severity != finding.Fail || bad[0].File != "strataspec.json" ||
 				bad[0].Line != line || bad[0].ID != "" || !strings.Contains(bad[0].Message, tt.msg) {
 				t.Fatalf("Audit with %s: bad-input findings %+v; want one fail of %s at strataspec.json:%d containing %q", tt.new, bad, tt.rule, line, tt.msg)
@@ -97,6 +112,45 @@ func TestOneBadInputOneRule(t *testing.T) {
 				}
 				if got[rule] != w {
 					t.Errorf("Audit with %s: rule %s reports\n  %s\nwant, as on m5,\n  %s", tt.new, rule, got[rule], w)
+				}
+			}
+		})
+	}
+}
+
+// TestShapesTFManifest: fixtures/m5-shapes declares its TF files by naming
+// the runner's TOML manifest (rules.tf.manifest), and the tf rule reads
+// them from it (TestShapes holds its findings equal to m5-v3's). A manifest
+// broken in a copy is one tf fail at the manifest's line; kld, which reads
+// the TF input, does not apply; every other rule reports as before.
+func TestShapesTFManifest(t *testing.T) {
+	const manifest = "data/m5_val_prompts/tf_manifest.toml"
+	base := audited(t, "m5-shapes")
+	want := ruleOutcomes(base)
+	if !strings.HasPrefix(want["tf"], "applied=true ") || !strings.Contains(want["tf"], "pass F32 layout data/m5_val_prompts/eval_tf_96tok_ja.txt:1") {
+		t.Fatalf("m5-shapes: tf reports %s; want it applied to the manifest's files", want["tf"])
+	}
+	for _, tt := range []struct{ old, new, at, msg string }{
+		{"source_offset = 48\n", "source_offset = \"48\"\n", "source_offset = \"48\"", "[[file]]: source_offset: want integer, found string"},
+		{"domain = \"ja\"\n", "domain = \"ja\"\nlabel = \"ja\"\n", "label", `[[file]]: unknown key "label"`},
+		{"source_offset = 48\n", "source_offset = { bytes = 48 }\n", "source_offset = { bytes", "inline tables are not read"},
+		// a file the manifest lists that is not there: a fail naming it
+		{"path = \"data/m5_val_prompts/eval_tf_96tok_ja.txt\"\n", "path = \"data/m5_val_prompts/eval_tf_96tok_jp.txt\"\n", "", "not in the snapshot, though rules.tf lists it"},
+	} {
+		t.Run(tt.new, func(t *testing.T) {
+			rep, line := editAudit(t, "m5-shapes", manifest, tt.old, tt.new, tt.at)
+			bad := badInputs(rep)
+			wantFile, wantLine := manifest, line
+			if tt.at == "" {
+				wantFile, wantLine = "data/m5_val_prompts/eval_tf_96tok_jp.txt", 0
+			}
+			if len(bad) != 1 || bad[0].Rule != "tf" || bad[0].File != wantFile || bad[0].Line != wantLine || !strings.Contains(bad[0].Message, tt.msg) {
+				t.Fatalf("Audit with %q in the manifest: bad-input findings %+v; want one tf fail at %s:%d containing %q", tt.new, bad, wantFile, wantLine, tt.msg)
+			}
+			got := ruleOutcomes(rep)
+			for rule, w := range want {
+				if rule != "tf" && rule != "kld" && got[rule] != w {
+					t.Errorf("Audit with %q in the manifest: rule %s reports\n  %s\nwant\n  %s", tt.new, rule, got[rule], w)
 				}
 			}
 		})

@@ -3,6 +3,7 @@ package facts
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"github.com/strataspec/strataspec/engine/analysis"
 	"path"
@@ -71,8 +72,13 @@ var TF = analysis.NewInput("tf inputs", "the teacher-forcing vocabulary, token f
 	if err != nil {
 		return nil, err
 	}
+	if found && m.Manifest != "" {
+		if err := readTFManifest(p, &m); err != nil {
+			return nil, err
+		}
+	}
 	if !found || len(m.Files) == 0 {
-		return nil, &snapfs.Error{File: checkout.File, Msg: "no teacher-forcing files declared (rules.tf.files)", Err: analysis.ErrNoSettings}
+		return nil, &snapfs.Error{File: checkout.File, Msg: "no teacher-forcing files declared (rules.tf.files or rules.tf.manifest)", Err: analysis.ErrNoSettings}
 	}
 	if m.Vocab == "" {
 		return nil, spec.RuleErrorf("tf", "the manifest names no vocabulary (\"vocab\") to decode the token files")
@@ -113,7 +119,7 @@ var TF = analysis.NewInput("tf inputs", "the teacher-forcing vocabulary, token f
 		if err != nil {
 			return nil, fmt.Errorf("%s: rules.tf.files: %w", checkout.File, err)
 		}
-		data, err := read(p, rel)
+		data, err := readListed(p, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -149,6 +155,51 @@ var TF = analysis.NewInput("tf inputs", "the teacher-forcing vocabulary, token f
 	}
 	return out, nil
 }, Results.Analyzer).OwnedBy("tf")
+
+// readListed reads a file rules.tf names: one that is not there is an
+// error naming it, never "absent" (which would make the TF rules not
+// apply, in silence, for a file the spec says is there).
+func readListed(p *analysis.Pass, rel string) ([]byte, error) {
+	b, err := read(p, rel)
+	if errors.Is(err, ErrAbsent) {
+		return nil, &snapfs.Error{File: rel, Msg: "not in the snapshot, though rules.tf lists it"}
+	}
+	return b, err
+}
+
+// readTFManifest adds the token files of the TOML manifest m names
+// (rules.tf.manifest) to m.Files, and its vocabulary when m has none; a
+// file listed both there and under rules.tf.files is an error, as is a
+// vocabulary that differs from the spec's.
+func readTFManifest(p *analysis.Pass, m *tf.Manifest) error {
+	rel, err := snapfs.Clean(m.Manifest)
+	if err != nil {
+		return fmt.Errorf("%s:%d: rules.tf.manifest: %w", checkout.File, p.Spec.Line("rules.tf.manifest"), err)
+	}
+	data, err := readListed(p, rel)
+	if err != nil {
+		return fmt.Errorf("%s:%d: rules.tf.manifest: %w", checkout.File, p.Spec.Line("rules.tf.manifest"), err)
+	}
+	vocab, entries, err := tf.ReadManifest(rel, data)
+	if err != nil {
+		return err
+	}
+	switch {
+	case m.Vocab == "":
+		m.Vocab = vocab
+	case vocab != "" && vocab != m.Vocab:
+		return p.Spec.RuleErrorf("tf", "vocab %q, but the manifest %s names %q", m.Vocab, rel, vocab)
+	}
+	for _, e := range entries {
+		for _, f := range m.Files {
+			if path.Clean(f.Path) == path.Clean(e.Path) {
+				return p.Spec.RuleErrorf("tf", "%s is listed in rules.tf.files and in the manifest %s", e.Path, rel)
+			}
+		}
+	}
+	m.Files = append(m.Files, entries...)
+	return nil
+}
 
 // tfFlags reads the prompt and scored token counts from a command line.
 func tfFlags(cmd []string, flags tf.Flags) (nPrompt, nGen int, err error) {

@@ -152,6 +152,10 @@ type Manifest struct {
 	// Vocab is the GGUF file holding the tokenizer, relative to the root.
 	Vocab string  `json:"vocab"`
 	Files []Entry `json:"files"`
+	// Manifest is the runner's own manifest of its TF files, in TOML
+	// (ReadManifest), relative to the root: its [[file]] tables are Files
+	// too, and its vocab is Vocab when the spec gives none.
+	Manifest string `json:"manifest,omitempty"`
 	// Flags name the command-line flags by which a run gives its prompt
 	// and scored token counts; default DefaultFlags.
 	Flags *Flags `json:"flags,omitempty"`

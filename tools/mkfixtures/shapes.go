@@ -444,8 +444,8 @@ func vocabSubset(v3 string) ([]byte, error) {
 }
 
 // tfManifestTOML is the runner's own manifest of the TF files, in TOML:
-// the domain, source document and offset of each (strataspec reads none of
-// it; the checkout's strataspec.json restates it under rules.tf).
+// the domain, source document and offset of each (the checkout's
+// strataspec.json names it: rules.tf.manifest).
 func tfManifestTOML() []byte {
 	var b strings.Builder
 	b.WriteString("# TF token files: plain ids, decoded with data/vocab-subset.tsv\n")
