@@ -4,13 +4,17 @@
 // (timings, rates) report their drift against a tolerance.
 //
 // The package is portable (os/exec, no shell): the recorded argv runs as an
-// argv, its program resolved inside the checkout only (Resolve). A run is
+// argv, its program resolved inside the checkout only (ResolveIn: a bare
+// name in the checkout's declared bin folders, never on $PATH). A run is
 // started in its own process group and the whole group is killed at its
 // timeout, so a hung engine and anything it started end with it. Its output
-// is kept as the runner archives it: the last TailLines lines. Re-running
-// strata needs its binaries, which exist only on an M-series Mac; the tests
-// run the same code on every platform against a fake engine
-// (testdata/fakeengine) that replays a recorded run.
+// is kept as the runner archives it: the last TailLines lines; the fresh run
+// holds that output alone (archive.Run.WithOutput), never the archived log,
+// with the sha256 of the program that ran. Re-running strata needs its
+// binaries, which exist only on an M-series Mac; llama.cpp's run wherever
+// they are built. The tests run the same code on every platform against a
+// fake engine (testdata/fakeengine) that replays a recorded strata run or
+// llama.cpp output.
 package live
 
 import (
