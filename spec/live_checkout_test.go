@@ -20,7 +20,7 @@ import (
 // STRATA_LIVE_RUNS (a regular expression) selects runs by name. Its
 // llama-cli and llama-bench runs re-run wherever their programs are in the
 // checkout (the recorded argv[0], a bare name looked up in the spec file's
-// "bin" folders); one whose program is not there is skipped naming the
+// live.bin folders); one whose program is not there is skipped naming the
 // places looked in. Its strata runs and route_parity records re-run on
 // darwin/arm64 only, where strata's Metal engine runs (strataEngine); on
 // every other platform each is skipped with that reason, never passed.
@@ -35,13 +35,14 @@ import (
 func TestLiveRuns(t *testing.T) {
 	rerunCheckout(t, liveConfig{
 		timeout: 15 * time.Minute, minimum: 2 * time.Minute, every: 10 * time.Second,
-		memory: runtime.GOOS == "darwin", tol: 0.15, progress: true,
+		memory: runtime.GOOS == "darwin", progress: true, // tol: the spec file's live.tolerance
 	})
 }
 
 // rerunCheckout re-runs, as cfg says, every run of the checkout
 // STRATA_CHECKOUT names that can be re-run here (checkoutRuns); cfg's dir
-// and bin are the checkout's.
+// and bin are the checkout's, and its tolerance, when cfg gives none, the
+// spec file's live.tolerance (default 15 %).
 func rerunCheckout(t *testing.T, cfg liveConfig) {
 	t.Helper()
 	root, ok := checkoutDir(t)
@@ -57,7 +58,10 @@ func rerunCheckout(t *testing.T, cfg liveConfig) {
 	if len(runs) == 0 {
 		t.Fatalf("STRATA_CHECKOUT=%s: STRATA_LIVE_RUNS=%q selects none of its %d runs and %d route_parity records", root, sel, len(ctx.Snap.Runs), len(ctx.Snap.Parity))
 	}
-	cfg.dir, cfg.bin = root, ctx.Snap.Spec.Bin
+	cfg.dir, cfg.bin = root, ctx.Snap.Spec.Live.Bin
+	if cfg.tol == 0 {
+		cfg.tol = ctx.Snap.Spec.Live.Tol()
+	}
 	skipped := 0
 	for _, lr := range runs {
 		if lr.skip != "" {
@@ -91,8 +95,8 @@ func checkoutRuns(t *testing.T, ctx *audit.Context, root string, sel *regexp.Reg
 			runs = append(runs, lr)
 			continue
 		}
-		if _, err := live.ResolveIn(root, ctx.Snap.Spec.Bin, lr.run.Cmd[0]); errors.Is(err, live.ErrNoProgram) {
-			lr.skip = fmt.Sprintf("%v: put the llama.cpp build's programs there, or name their folder in strataspec.json \"bin\"", err)
+		if _, err := live.ResolveIn(root, ctx.Snap.Spec.Live.Bin, lr.run.Cmd[0]); errors.Is(err, live.ErrNoProgram) {
+			lr.skip = fmt.Sprintf("%v: put the llama.cpp build's programs there, or name their folder in strataspec.json live.bin", err)
 		}
 		runs = append(runs, lr)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/live/livetest"
 	"github.com/strataspec/strataspec/engine/runconf"
@@ -214,13 +215,27 @@ func fakeLlamaCheckout(t *testing.T) (string, []liveRun) {
 	return dir, runs
 }
 
+// fakeLlamaRun is fakeLlamaCheckout's checkout and its run named name.
+func fakeLlamaRun(t *testing.T, name string) (string, liveRun) {
+	t.Helper()
+	dir, runs := fakeLlamaCheckout(t)
+	for _, lr := range runs {
+		if lr.run.Name == name {
+			return dir, lr
+		}
+	}
+	t.Fatalf("fixtures/llamacpp-real has no run %s to re-run", name)
+	return "", liveRun{}
+}
+
 // fakeLlamaConfig re-runs against the fake llama.cpp engine: each run's
-// replay written before it starts, drift beyond 15 % failing; count, when
-// set, counts the re-runs that started by parser.
+// replay written before it starts, drift beyond the checkout's tolerance
+// failing (rerunCheckout sets it); count, when set, counts the re-runs that
+// started by parser.
 func fakeLlamaConfig(count map[string]int) liveConfig {
 	return liveConfig{
 		timeout: 2 * time.Minute, minimum: time.Second, every: 20 * time.Millisecond,
-		tol: 0.15, strict: true, progress: testing.Verbose(), pass: []string{livetest.EnvReplay}, fake: true,
+		tol: 0, strict: true, progress: testing.Verbose(), pass: []string{livetest.EnvReplay}, fake: true, // tol: the checkout's live.tolerance
 		before: func(t *testing.T, i int, lr liveRun) {
 			if count != nil {
 				count[lr.run.Parser]++
@@ -240,7 +255,7 @@ func fakeLlamaConfig(count map[string]int) liveConfig {
 // started with the recorded argv and environment. Token counts and the
 // other deterministic metrics (a bench row's printed model size and
 // parameter count among them) must come back exactly, the measured ones
-// within the 15 % drift; every llama-cli and llama-bench run must have been
+// within the 15 % drift (the default live.tolerance); every llama-cli and llama-bench run must have been
 // re-run, none skipped.
 func TestLiveFakeLlamaCpp(t *testing.T) {
 	dir, _ := fakeLlamaCheckout(t)
@@ -403,16 +418,16 @@ func TestLiveCheckoutSkips(t *testing.T) {
 
 // TestLiveBareProgram: a run recorded with a bare argv[0] (llama-bench as
 // found on $PATH, ./llama-cli run from its build folder) re-runs the
-// program in the folder the spec file's "bin" declares, and the spec says
-// so: without "bin" the same run is skipped naming the root's file.
+// program in the folder the spec file's live.bin declares: without it the
+// same run is skipped naming the root's file.
 func TestLiveBareProgram(t *testing.T) {
 	t.Setenv("STRATA_LIVE_RUNS", "^(cli_a_01|bench_r5_json)$")
 	for _, tt := range []struct {
 		name  string
-		spec  string // the spec file's "bin", "" for none
+		spec  string // the spec file's live setting, "" for none
 		reran int
 	}{
-		{"bin declared", `"bin": ["build/bin"],`, 2},
+		{"bin declared", `"live": {"bin": ["build/bin"]},`, 2},
 		{"no bin", "", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -443,16 +458,7 @@ func TestLiveBareProgram(t *testing.T) {
 // fake's own sha256 (as a sidecar written beside a run of the fake would),
 // the re-run ran the recorded build.
 func TestLiveOtherBuild(t *testing.T) {
-	dir, runs := fakeLlamaCheckout(t)
-	var lr liveRun
-	for _, r := range runs {
-		if r.run.Name == "cli_a_01" {
-			lr = r
-		}
-	}
-	if lr.run == nil {
-		t.Fatal("fixtures/llamacpp-real has no run cli_a_01")
-	}
+	dir, lr := fakeLlamaRun(t, "cli_a_01")
 	cfg := fakeLlamaConfig(nil)
 	cfg.dir = dir
 	livetest.Use(t, fakeReplay(0, lr))
@@ -472,4 +478,47 @@ func TestLiveOtherBuild(t *testing.T) {
 	if got := buildProblem(lr, res); got != "" {
 		t.Errorf("buildProblem(cli_a_01 recording the fake's sha256) = %q; want none", got)
 	}
+}
+
+// TestLiveTolerance: the drift a measured metric may show is the checkout's
+// declared live.tolerance. The fake moves cli_a_01's timings and rates by up
+// to ±30 %: beyond the default 15 % some are reported drifted, each message
+// naming run, metric, archived and fresh value; with "live": {"tolerance":
+// 0.5} declared, the same re-run through STRATA_CHECKOUT passes (strict).
+func TestLiveTolerance(t *testing.T) {
+	dir, lr := fakeLlamaRun(t, "cli_a_01")
+	rp := fakeReplay(0, lr)
+	rp.Jitter = 0.3
+	livetest.Use(t, rp)
+	cfg := fakeLlamaConfig(nil)
+	cfg.dir, cfg.tol = dir, checkout.DefaultTolerance
+	_, drifts, err := rerun(t, 1, 1, lr, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var beyond []string
+	for _, d := range drifts {
+		if !d.OK {
+			if d.Kind != live.Measured {
+				t.Errorf("±30 %% jitter changed a deterministic metric: %s", driftMessage(lr.run.Name, d))
+			}
+			beyond = append(beyond, driftMessage(lr.run.Name, d))
+		}
+	}
+	if len(beyond) == 0 {
+		t.Fatalf("cli_a_01 with ±30 %% jitter at the default %v: no drift reported; want some beyond it", checkout.DefaultTolerance)
+	}
+	want := regexp.MustCompile(`^cli_a_01: measured metric [a-z_]+ archived [0-9.]+, fresh [0-9.]+: drift [0-9.]+% > 15\.0%$`)
+	for _, m := range beyond {
+		if !want.MatchString(m) {
+			t.Errorf("drift message %q; want it to match %s", m, want)
+		}
+	}
+
+	snaptest.Edit(t, filepath.Join(dir, "strataspec.json"), `"rules": {`, `"live": {"tolerance": 0.5}, "rules": {`)
+	t.Setenv(envCheckout, dir)
+	t.Setenv("STRATA_LIVE_RUNS", "^cli_a_01$")
+	declared := fakeLlamaConfig(nil)
+	declared.before = func(t *testing.T, _ int, _ liveRun) { livetest.Use(t, rp) }
+	rerunCheckout(t, declared)
 }

@@ -243,7 +243,7 @@ func rerunAll(t *testing.T, runs []liveRun, cfg liveConfig) {
 			if res.Run.ExitCode != lr.run.ExitCode {
 				t.Errorf("exit %d; archived %d", res.Run.ExitCode, lr.run.ExitCode)
 			}
-			checkDrifts(t, drifts, cfg.strict)
+			checkDrifts(t, lr.run.Name, drifts, cfg.strict)
 			if cfg.memory {
 				checkFootprint(t, lr, res, cfg.every)
 			}
@@ -273,9 +273,10 @@ func envFindings(res *live.Result) []string {
 	return out
 }
 
-// checkDrifts fails on a deterministic metric that changed, and on measured
-// drift beyond the tolerance when strict; otherwise it reports the drift.
-func checkDrifts(t *testing.T, drifts []live.Drift, strict bool) {
+// checkDrifts fails on a deterministic metric of run that changed, and on
+// measured drift beyond the tolerance when strict; otherwise it reports the
+// drift. Each message is driftMessage's.
+func checkDrifts(t *testing.T, run string, drifts []live.Drift, strict bool) {
 	t.Helper()
 	if len(drifts) == 0 {
 		t.Fatal("the archived output has no parsed metric: nothing to compare the re-run with")
@@ -294,11 +295,21 @@ func checkDrifts(t *testing.T, drifts []live.Drift, strict bool) {
 		switch {
 		case d.OK:
 		case d.Kind == live.Deterministic || strict:
-			t.Errorf("%s %s: %s", d.Kind, d.Metric, d.Why)
+			t.Error(driftMessage(run, d))
 		default:
-			t.Logf("drift: %s %s → %s: %s", d.Metric, d.Archived, d.Fresh, d.Why)
+			t.Log("drifted: " + driftMessage(run, d))
 		}
 	}
+}
+
+// driftMessage names the run, the metric and its kind, the archived and
+// the fresh value, and why they differ.
+func driftMessage(run string, d live.Drift) string {
+	fresh := d.Fresh
+	if fresh == "" {
+		fresh = "none"
+	}
+	return fmt.Sprintf("%s: %s metric %s archived %s, fresh %s: %s", run, d.Kind, d.Metric, d.Archived, fresh, d.Why)
 }
 
 // checkFootprint reports the memory sampled during a re-run and fails on

@@ -42,7 +42,8 @@
 //	                       "mode_env": "STRATA_METAL_MATH", "default_mode": "default",
 //	                       "modes": ["default", "fast"], "repeats": 3}},
 //	  "sources": [{"glob": "scripts/**", "language": "python"}], // source files; language by extension when omitted
-//	  "bin": ["build/bin"]                // where a live re-run finds a bare argv[0] (llama-bench); default the root
+//	  "live": {"bin": ["build/bin"],      // where a live re-run finds a bare argv[0] (llama-bench); default the root
+//	           "tolerance": 0.15}         // the drift a measured metric of a re-run may show (default 0.15)
 //	}
 //
 // A format (read by engine/format) is a list of line patterns, or an object
@@ -103,10 +104,8 @@ type Spec struct {
 	// Sources are the checkout's source files (globs), read by the code
 	// rules; with none, the files the runs' provenance records.
 	Sources []SourceGlob `json:"sources,omitempty"`
-	// Bin are the checkout's folders where a live re-run finds a program
-	// recorded by a bare name ("llama-bench", "./llama-cli"), in order;
-	// with none, the checkout's root (engine/live.ResolveIn).
-	Bin []string `json:"bin,omitempty"`
+	// Live says how the checkout's runs are re-run live (spec/ TestLiveRuns).
+	Live Live `json:"live,omitzero"`
 
 	data      []byte
 	lines     jsontree.LineIndex // line starts of the spec file
@@ -118,6 +117,30 @@ type Spec struct {
 	blocks    map[string]*regexp.Regexp // declared formats' block starts
 	commands  map[string]*regexp.Regexp // declared formats' command lines
 	exits     map[string]*regexp.Regexp // declared formats' exit lines
+}
+
+// Live holds the settings of live re-runs.
+type Live struct {
+	// Bin are the checkout's folders where a live re-run finds a program
+	// recorded by a bare name ("llama-bench", "./llama-cli"), in order;
+	// with none, the checkout's root (engine/live.ResolveIn).
+	Bin []string `json:"bin,omitempty"`
+	// Tolerance is the relative drift a measured metric of a re-run may
+	// show (0.15: 15 %); 0 means DefaultTolerance. Deterministic metrics
+	// must reproduce exactly whatever it says.
+	Tolerance float64 `json:"tolerance,omitempty"`
+}
+
+// DefaultTolerance is the drift of a measured metric a live re-run
+// tolerates when the spec file declares none.
+const DefaultTolerance = 0.15
+
+// Tol returns the declared tolerance, or DefaultTolerance.
+func (l Live) Tol() float64 {
+	if l.Tolerance == 0 {
+		return DefaultTolerance
+	}
+	return l.Tolerance
 }
 
 // Results says where run records are and how one maps to a run.
@@ -691,10 +714,13 @@ func (s *Spec) validate(data []byte) error {
 	if err := s.compileFormats(); err != nil {
 		return err
 	}
-	for _, b := range s.Bin {
+	for _, b := range s.Live.Bin {
 		if !relative(b) {
-			return errf(b, "bin: folder %q must be relative to the checkout and stay inside it", b)
+			return errf(b, "live.bin: folder %q must be relative to the checkout and stay inside it", b)
 		}
+	}
+	if t := s.Live.Tolerance; t < 0 || t >= 10 {
+		return &Error{File: s.Path, Line: s.Line("live.tolerance"), Msg: fmt.Sprintf("live.tolerance: %v is not a relative drift (0.15 for 15 %%; more than 0, less than 10)", t)}
 	}
 	for _, g := range s.Sources {
 		if !relative(g.Glob) {

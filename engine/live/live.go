@@ -129,7 +129,7 @@ func Resolve(root, argv0 string) (string, error) { return ResolveIn(root, nil, a
 // never runs a program it names elsewhere on the machine. A bare name, one
 // without a folder ("llama-bench", "./llama-cli": found on $PATH or in the
 // working directory when it was recorded), is looked up in the bin folders
-// of the checkout in order (the spec file's "bin"), or at the root when none
+// of the checkout in order (the spec file's live.bin), or at the root when none
 // is given; never on $PATH. A program that is not there is ErrNoProgram,
 // naming every place looked in.
 func ResolveIn(root string, bin []string, argv0 string) (string, error) {
