@@ -13,7 +13,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
-	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/runconf"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -146,9 +146,9 @@ func liveLlamaRuns(t *testing.T, ctx *audit.Context, sel *regexp.Regexp) []liveR
 // re-run, "" when they are.
 func llamaSkip(parser string) string {
 	switch parser {
-	case checkout.ParserPerplexity:
+	case format.Perplexity:
 		return "llama-perplexity runs are not re-run: with --kl-divergence-base a run writes that file, and a re-run in the checkout would overwrite the archived copy the other runs read"
-	case checkout.ParserServer:
+	case format.Server:
 		return "llama-server runs are not re-run: the server's figures come from the requests it answered, and a re-run does not replay them"
 	}
 	return ""

@@ -21,6 +21,7 @@ import (
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -169,9 +170,9 @@ func treeDigest(t *testing.T, root string) string {
 // resultsFiles returns the snapshot's results files (JSON with runs).
 func resultsFiles(t *testing.T, root string) (*archive.Snapshot, []string) {
 	t.Helper()
-	snap, err := archive.Load(root)
+	snap, err := archive.Load(root, format.For)
 	if err != nil {
-		t.Fatalf("archive.Load(%s) = %v", root, err)
+		t.Fatalf("archive.Load(%s, format.For) = %v", root, err)
 	}
 	seen := map[string]bool{}
 	var files []string
@@ -228,9 +229,9 @@ var nameToken = regexp.MustCompile(`[A-Za-z0-9_.*-]+`)
 // (a claims set) is renamed the same way, so it keeps matching them.
 func renameRuns(t *testing.T, root string) {
 	t.Helper()
-	snap, err := archive.Load(root)
+	snap, err := archive.Load(root, format.For)
 	if err != nil {
-		t.Fatalf("archive.Load(%s) = %v", root, err)
+		t.Fatalf("archive.Load(%s, format.For) = %v", root, err)
 	}
 	names := map[string]bool{}
 	for _, r := range snap.Runs {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
-	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/format"
 	gatecheck "github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -27,7 +27,7 @@ func synthGate(tb testing.TB, dir string, lines, runs int) func() *audit.Context
 	metrics := make(map[string]*tail.Metrics, runs)
 	for i := range runs {
 		name := fmt.Sprintf("run%05d", i)
-		snap.Runs = append(snap.Runs, &archive.Run{Name: name, Group: "speed", Parser: checkout.ParserStrata})
+		snap.Runs = append(snap.Runs, &archive.Run{Name: name, Group: "speed", Parser: format.Strata})
 		ms := &tail.Metrics{Source: name}
 		for m := range 10 {
 			v := float64(i)/100 + float64(m)*1000 + 1

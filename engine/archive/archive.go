@@ -39,6 +39,9 @@ type Snapshot struct {
 	FS *snapfs.FS
 	// Spec is the checkout's spec (its strataspec.json, or the defaults).
 	Spec *checkout.Spec
+	// formats names each run's format (LoadSpec's registry), nil when none
+	// was given.
+	formats Formats
 	// ResultsFile is the first results file read, "" when runs came from logs.
 	ResultsFile string
 	// Docs holds the parsed JSON results files (not JSON Lines), by file,
@@ -92,7 +95,7 @@ type Run struct {
 	Name        string            // unique across the snapshot
 	File        string            // the file the run was read from
 	Group       string            // the record's group, "" when it has none
-	Parser      string            // the parser for argv[0] (checkout.Parser*), "" when unknown
+	Parser      string            // the format of its output (engine/format), "" when unknown
 	Cmd         []string          // argv
 	Env         map[string]string // nil when the run was carried over (env: null)
 	CarriedOver bool              // env was null: the run was not re-run
@@ -219,7 +222,7 @@ func (r *Run) ModelFile(flags ...string) (file, flag string) {
 
 // Strata reports whether the run is a strata engine run (speed or TF): its
 // output is read in the strata format, or in a declared format that wraps it.
-func (r *Run) Strata() bool { return r.strata || r.Parser == checkout.ParserStrata }
+func (r *Run) Strata() bool { return r.strata }
 
 // RecordMetric is a run record's field read as a metric.
 type RecordMetric struct {
@@ -367,8 +370,8 @@ func (s *Snapshot) addRun(r *Run) {
 	if s.byName == nil {
 		s.byName = map[string]*Run{}
 	}
-	if s.Spec != nil && r.Parser != "" {
-		r.strata = s.Spec.Wraps(r.Parser, checkout.ParserStrata)
+	if s.formats != nil && r.Parser != "" {
+		r.strata = s.formats.Strata(r.Parser)
 	}
 	if s.FS != nil && len(s.Runs) >= s.FS.Limits().Runs {
 		if s.loadErr == nil {

@@ -17,7 +17,7 @@ import (
 func TestLoadFixtures(t *testing.T) {
 	for _, name := range []string{"m5-v3", "m5"} {
 		t.Run(name, func(t *testing.T) {
-			s, err := Load(snaptest.Fixture(t, name))
+			s, err := Load(snaptest.Fixture(t, name), fakeFormats)
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
@@ -193,7 +193,7 @@ func TestLoadTruncatedNamesLine(t *testing.T) {
 func TestLoadMissingFile(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5-v3")
 	snaptest.Remove(t, filepath.Join(root, "build", "route_parity"))
-	_, err := Load(root)
+	_, err := Load(root, fakeFormats)
 	var ae *Error
 	if !errors.As(err, &ae) {
 		t.Fatalf("Load error = %v; want *archive.Error", err)
@@ -225,7 +225,7 @@ func TestLoadBadRecords(t *testing.T) {
 				snaptest.Write(t, filepath.Join(root, filepath.FromSlash(log)), "route_parity: 0/0 PASS\n")
 			}
 			snaptest.Write(t, filepath.Join(root, filepath.FromSlash(tt.file)), tt.text)
-			_, err := Load(root)
+			_, err := Load(root, fakeFormats)
 			var ae *Error
 			if !errors.As(err, &ae) || ae.File != tt.file || !strings.Contains(ae.Error(), tt.want) {
 				t.Errorf("Load with bad %s = %v; want an *archive.Error in %s containing %q", tt.file, err, tt.file, tt.want)
@@ -270,7 +270,7 @@ func TestLoadRecordWithoutHeader(t *testing.T) {
 			} else {
 				snaptest.Write(t, side, tt.sidecar)
 			}
-			s, err := Load(root)
+			s, err := Load(root, fakeFormats)
 			if err != nil {
 				t.Fatalf("Load(%s): %v", tt.name, err)
 			}

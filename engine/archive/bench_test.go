@@ -10,7 +10,7 @@ import (
 func BenchmarkLoad(b *testing.B) {
 	root := snaptest.Fixture(b, "m5-v3")
 	for b.Loop() {
-		if _, err := Load(root); err != nil {
+		if _, err := Load(root, fakeFormats); err != nil {
 			b.Fatal(err)
 		}
 	}

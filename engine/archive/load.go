@@ -21,15 +21,38 @@ import (
 	"github.com/strataspec/strataspec/engine/snapfs"
 )
 
+// Formats is what the loader asks of the format registry (engine/format's
+// Registry, built for the checkout's spec by format.For): which format
+// reads a program's output, which recognises an output whose command was
+// not recorded, which read the strata engine's log, and the built-in
+// names a spec file is checked against. The loader holds no format of its
+// own and imports no parser: the registry is handed to it.
+type Formats interface {
+	// Builtins returns the built-in formats' names.
+	Builtins() []string
+	// Program returns the format for a run's argv[0]; ok false for none.
+	Program(argv0 string) (name string, ok bool)
+	// Recognize returns the format whose output text is, "" for none.
+	Recognize(text string) string
+	// Strata reports whether a format reads the strata engine's log.
+	Strata(name string) bool
+}
+
+// FormatsFor builds the format registry of a checkout's spec (format.For).
+type FormatsFor func(*checkout.Spec) Formats
+
 // Load reads the snapshot at root: its spec file (or the defaults), then
 // its runs and records as the spec says, every file through one FS
-// confined to root. Errors name the file and place.
-func Load(root string) (*Snapshot, error) { return LoadLimits(root, snapfs.Limits{}) }
+// confined to root, each run's format named by the registry formats
+// builds for the spec. Errors name the file and place.
+func Load(root string, formats FormatsFor) (*Snapshot, error) {
+	return LoadLimits(root, snapfs.Limits{}, formats)
+}
 
 // LoadLimits is Load within lim (zero fields: snapfs.DefaultLimits): every
 // file is read through an FS that counts bytes, and the loader refuses more
 // logs or runs than lim allows with a snapfs.LimitError.
-func LoadLimits(root string, lim snapfs.Limits) (*Snapshot, error) {
+func LoadLimits(root string, lim snapfs.Limits, formats FormatsFor) (*Snapshot, error) {
 	fsys, err := snapfs.OpenLimits(root, lim)
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
@@ -38,12 +61,24 @@ func LoadLimits(root string, lim snapfs.Limits) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return LoadSpec(fsys, spec)
+	var f Formats
+	if formats != nil {
+		f = formats(spec)
+	}
+	return LoadSpec(fsys, spec, f)
 }
 
-// LoadSpec reads the runs and records spec describes, through fsys.
-func LoadSpec(fsys *snapfs.FS, spec *checkout.Spec) (*Snapshot, error) {
-	s := &Snapshot{Root: fsys.Dir(), FS: fsys, Spec: spec, notes: map[string]bool{}}
+// LoadSpec reads the runs and records spec describes, through fsys, the
+// format of each run named by formats (nil: none is known, and every run's
+// Parser is ""). The spec's format names are checked against formats'
+// built-ins first.
+func LoadSpec(fsys *snapfs.FS, spec *checkout.Spec, formats Formats) (*Snapshot, error) {
+	if formats != nil {
+		if err := spec.CheckFormats(formats.Builtins()); err != nil {
+			return nil, err
+		}
+	}
+	s := &Snapshot{Root: fsys.Dir(), FS: fsys, Spec: spec, formats: formats, notes: map[string]bool{}}
 	for _, rs := range spec.Results {
 		files, err := fsys.Glob(rs.File)
 		if err != nil {
@@ -560,7 +595,7 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 		return
 	}
 	if len(r.Cmd) > 0 {
-		r.Parser, _ = s.Spec.ParserFor(r.Cmd[0])
+		r.Parser = s.program(r.Cmd[0])
 	}
 	s.addRun(r)
 }
@@ -613,7 +648,7 @@ func (s *Snapshot) strataRun(d *decoder, n *jsontree.Node, name string) {
 	switch {
 	case r == nil:
 		d.fail(n, "no run named %q in runs", name)
-	case !r.Strata():
+	case s.formats != nil && !r.Strata(): // no registry: no run's format is known
 		d.fail(n, "run %q is a %s run, not a strata run", name, r.Group)
 	}
 }
@@ -738,7 +773,7 @@ func (s *Snapshot) loadRecords() error {
 		}
 		s.noteEmpty(g.Glob, logs, "records.parity")
 		for _, rel := range logs {
-			recs, err := s.readRecords(rel, g.Format, checkout.FormatRouteParity)
+			recs, err := s.readRecords(rel, g.Format)
 			if err != nil {
 				return err
 			}
@@ -746,7 +781,7 @@ func (s *Snapshot) loadRecords() error {
 		}
 	}
 	if g := s.Spec.Records[RecordSelfTest]; g.Glob != "" && s.present(g.Glob) {
-		recs, err := s.readRecords(g.Glob, g.Format, checkout.FormatSelfTest)
+		recs, err := s.readRecords(g.Glob, g.Format)
 		if err != nil {
 			return err
 		}
@@ -811,9 +846,9 @@ func (s *Snapshot) loadLogs() error {
 				}
 			}
 			if len(r.Cmd) > 0 {
-				r.Parser, _ = s.Spec.ParserFor(r.Cmd[0])
-			} else {
-				r.Parser = sniffParser(data)
+				r.Parser = s.program(r.Cmd[0])
+			} else if s.formats != nil {
+				r.Parser = s.formats.Recognize(data)
 			}
 			s.addRun(r)
 		}
@@ -951,7 +986,7 @@ func (s *Snapshot) loadBench() error {
 			if j := s.Run(name); j != nil {
 				return &Error{File: f, Msg: fmt.Sprintf("duplicate run name %q (also %s line %d)", name, j.File, j.Line)}
 			}
-			r := &Run{Name: name, File: f, Cmd: []string{"llama-bench"}, Parser: checkout.ParserBench,
+			r := &Run{Name: name, File: f, Cmd: []string{"llama-bench"}, Parser: s.program("llama-bench"),
 				Tail: string(data), Source: f, Index: len(s.Runs), Line: 1, Duration: Field{Name: "duration", Null: true}, Extra: map[string]string{}}
 			// A sidecar beside the output (runs/NAME.json for
 			// runs/NAME.bench.json) records what the output cannot: the
@@ -1006,33 +1041,13 @@ func decodeMtimes(file string, data []byte) (map[string]Mtime, error) {
 	return out, nil
 }
 
-// readRecords reads the record file rel in the format named (def when
-// ""): one record, or one per block where the format splits the file into
-// repeated blocks (each named NAME#k, its text the file's with the other
-// blocks' lines blanked, so that line numbers stay the file's).
-// sniffParser guesses the program of a log with no recorded argv from the
-// lines only llama.cpp prints; "" when nothing is recognised.
-func sniffParser(text string) string {
-	// Most specific first: llama-perplexity and llama-server also print the
-	// perf summary every llama.cpp program prints.
-	switch {
-	case strings.Contains(text, "Final estimate: PPL"), strings.Contains(text, "KL-divergence statistics"),
-		strings.Contains(text, "====== Perplexity statistics"):
-		return checkout.ParserPerplexity
-	case strings.Contains(text, "print_timings:") && strings.Contains(text, "slot"),
-		// a /completion response: {"content": …, "timings": {"prompt_n": …, "prompt_per_second": …}}
-		strings.Contains(text, `"timings":`) && strings.Contains(text, `"prompt_per_second":`):
-		return checkout.ParserServer
+// program returns the format for a run's argv[0], "" when none is known.
+func (s *Snapshot) program(argv0 string) string {
+	if s.formats == nil {
+		return ""
 	}
-	if checkout.LooksLikeBench([]byte(text)) {
-		return checkout.ParserBench // llama-bench's stdout saved as a log
-	}
-	for _, marker := range []string{"llama_perf_context_print:", "llama_print_timings:", "common_perf_print:", "llama_perf_print:", "llama_model_loader:", "llm_load_print_meta:"} {
-		if strings.Contains(text, marker) {
-			return checkout.ParserLlamaCpp
-		}
-	}
-	return ""
+	name, _ := s.formats.Program(argv0)
+	return name
 }
 
 // block is one repeated block of a record file: its lines, and its text
@@ -1076,10 +1091,12 @@ func splitBlocks(text string, start *regexp.Regexp) []block {
 	return out
 }
 
-func (s *Snapshot) readRecords(rel, name, def string) ([]*Record, error) {
-	if name == "" {
-		name = def
-	}
+// readRecords reads the record file rel in the format named ("" for the
+// record kind's built-in, which the readers of records name): one record,
+// or one per block where the format splits the file into repeated blocks
+// (each named NAME#k, its text the file's with the other blocks' lines
+// blanked, so that line numbers stay the file's).
+func (s *Snapshot) readRecords(rel, name string) ([]*Record, error) {
 	start := s.Spec.BlockStart(name)
 	if start == nil {
 		rec, err := s.readRecord(rel)

@@ -39,7 +39,7 @@ func TestLoadFolderOfLogs(t *testing.T) {
 		"runs/pp.bench.json": `[{"avg_ts": 1.0}]`,
 		"runs/notes.txt":     "not a run",
 	})
-	s, err := Load(dir)
+	s, err := Load(dir, fakeFormats)
 	if err != nil {
 		t.Fatalf("Load(folder of logs): %v", err)
 	}
@@ -58,16 +58,16 @@ func TestLoadFolderOfLogs(t *testing.T) {
 	if diff := cmp.Diff([]string{"./main", "-m", "my model.gguf", "-n", "64"}, cli.Cmd); diff != "" {
 		t.Errorf("Run(cli).Cmd mismatch (-want +got):\n%s", diff)
 	}
-	if cli.Parser != checkout.ParserLlamaCpp || cli.DurationS != 3.5 || !cli.HasExit || cli.Extra["host"] != `"mac"` {
+	if cli.Parser != "llama.cpp" || cli.DurationS != 3.5 || !cli.HasExit || cli.Extra["host"] != `"mac"` {
 		t.Errorf("Run(cli) = parser %q, duration %v s, has exit %v, host %s; want %q, 3.5 s, true, \"mac\"",
-			cli.Parser, cli.DurationS, cli.HasExit, cli.Extra["host"], checkout.ParserLlamaCpp)
+			cli.Parser, cli.DurationS, cli.HasExit, cli.Extra["host"], "llama.cpp")
 	}
 	for _, tt := range []struct {
 		run  string
 		want string
 	}{
-		{"bare", checkout.ParserLlamaCpp}, // a log without argv is recognised by its lines
-		{"pp", checkout.ParserBench},
+		{"bare", "llama.cpp"}, // a log without argv is recognised by its lines
+		{"pp", "llama-bench"},
 	} {
 		r := s.Run(tt.run)
 		if r == nil {
@@ -86,7 +86,7 @@ func TestLoadJSONLines(t *testing.T) {
 		checkout.File: `{"results": [{"file": "runs.jsonl", "fields": {"name": "id", "argv": "argv", "tail": "out.text"}}]}`,
 		"runs.jsonl":  "{\"id\": \"a\", \"argv\": [\"llama-cli\"], \"out\": {\"text\": \"x\"}}\n\n{\"id\": \"b\", \"argv\": [\"llama-cli\"], \"out\": {\"text\": \"y\"}}\n{\"id\": \"a\"}\n",
 	})
-	_, err := Load(dir)
+	_, err := Load(dir, fakeFormats)
 	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatalf("Load(JSON Lines with a duplicate) = %v; want an *Error", err)
@@ -106,7 +106,7 @@ func TestLoadConfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	symlink(t, filepath.Join(outside, "secret.json"), filepath.Join(dir, "results", "r.json"))
-	_, err := Load(dir)
+	_, err := Load(dir, fakeFormats)
 	if !errors.Is(err, snapfs.ErrOutside) {
 		t.Fatalf("Load(results file linked outside) = %v; want ErrOutside", err)
 	}
@@ -128,7 +128,7 @@ func TestLoadOptionalInputsOutside(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeTree(t, map[string]string{"runs/a.log": "llama_perf_context_print: load time = 1.00 ms\n"})
 			symlink(t, secret, filepath.Join(dir, filepath.FromSlash(tc.link)))
-			_, err := Load(dir)
+			_, err := Load(dir, fakeFormats)
 			if !errors.Is(err, snapfs.ErrOutside) {
 				t.Fatalf("Load(%s linked outside) = %v; want ErrOutside, never skipped", tc.name, err)
 			}
@@ -146,7 +146,7 @@ func TestLoadNotesEmptyGlob(t *testing.T) {
 		checkout.File: `{"logs": [{"glob": "run/*.log"}]}`,
 		"runs/a.log":  "x\n",
 	})
-	s, err := Load(dir)
+	s, err := Load(dir, fakeFormats)
 	if err != nil {
 		t.Fatalf("Load(glob matching nothing): %v", err)
 	}
@@ -168,7 +168,7 @@ func BenchmarkLoadJSONLines(b *testing.B) {
 	snaptest.Write(b, filepath.Join(dir, checkout.File), `{"results": [{"file": "runs.jsonl"}]}`)
 	b.ResetTimer()
 	for range b.N {
-		s, err := Load(dir)
+		s, err := Load(dir, fakeFormats)
 		if err != nil || len(s.Runs) != 20000 {
 			b.Fatalf("Load = %d runs, %v", len(s.Runs), err)
 		}
@@ -179,7 +179,7 @@ func BenchmarkLoadJSONLines(b *testing.B) {
 // snapshot; TailLine quotes one line of it.
 func TestLogTextReadWhenAsked(t *testing.T) {
 	dir := writeTree(t, map[string]string{"runs/a.log": "first\r\nsecond\nthird \xff\n"})
-	s, err := Load(dir)
+	s, err := Load(dir, fakeFormats)
 	if err != nil {
 		t.Fatalf("Load(one log): %v", err)
 	}
@@ -234,7 +234,7 @@ func TestDeclaredFieldNoRecordHas(t *testing.T) {
 		checkout.File: `{"results": [{"file": "r.json", "fields": {"argv": "command.argv", "exit": "nope"}}]}`,
 		"r.json":      `{"runs": [{"name": "a", "command": {"args": ["llama-cli"]}, "output_tail": "x"}]}`,
 	})
-	s, err := Load(dir)
+	s, err := Load(dir, fakeFormats)
 	if err != nil {
 		t.Fatalf("Load(field paths no record has): %v", err)
 	}

@@ -35,7 +35,7 @@ func TestPlacedProvenance(t *testing.T) {
 			strings.Repeat("a", 64) + "\", \"bytes\": 1}]},\n\"extra\": 1\n}\n",
 		"x": "1",
 	}
-	snap, err := Load(writeSnap(t, files))
+	snap, err := Load(writeSnap(t, files), fakeFormats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestPlacedProvenance(t *testing.T) {
 		t.Errorf("notes = %v; want the unused key extra noted", snap.Notes)
 	}
 	files["strataspec.json"] = strings.Replace(spec, `"path": "p"`, `"path": "nope"`, 1)
-	if _, err := Load(writeSnap(t, files)); err == nil || !strings.Contains(err.Error(), `derived.json has no "nope"`) {
+	if _, err := Load(writeSnap(t, files), fakeFormats); err == nil || !strings.Contains(err.Error(), `derived.json has no "nope"`) {
 		t.Errorf("Load with a misplaced provenance = %v; want the file and path named", err)
 	}
 }
@@ -62,7 +62,7 @@ func TestTranscriptLines(t *testing.T) {
 			"records": {"selftest": {"glob": "t.txt", "format": "st"}}}`,
 		"t.txt": "$ python3 run.py --self-test\nself-test: PASS\nexit 3\n",
 	}
-	snap, err := Load(writeSnap(t, files))
+	snap, err := Load(writeSnap(t, files), fakeFormats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestTranscriptLines(t *testing.T) {
 		t.Fatalf("self-test record = %+v; want its command and exit 3 from the transcript", st)
 	}
 	files["t.txt"] = "$ x\nexit three\n"
-	if _, err := Load(writeSnap(t, files)); err == nil || !strings.Contains(err.Error(), "t.txt:2") {
+	if _, err := Load(writeSnap(t, files), fakeFormats); err == nil || !strings.Contains(err.Error(), "t.txt:2") {
 		t.Errorf("Load with exit three = %v; want an error at t.txt:2", err)
 	}
 }

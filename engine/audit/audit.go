@@ -18,6 +18,7 @@ import (
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/gate"
 	"github.com/strataspec/strataspec/engine/metric"
 	"github.com/strataspec/strataspec/engine/names"
@@ -37,7 +38,7 @@ func Load(root string) (*Context, error) { return LoadLimits(root, snapfs.Limits
 // input over a limit is a *snapfs.LimitError naming the file, the limit and
 // the flag raising it.
 func LoadLimits(root string, lim snapfs.Limits) (*Context, error) {
-	snap, err := archive.LoadLimits(root, lim)
+	snap, err := archive.LoadLimits(root, lim, format.For)
 	suggest(err)
 	if err != nil {
 		return nil, err
@@ -73,14 +74,9 @@ func LoadLimits(root string, lim snapfs.Limits) (*Context, error) {
 // ParseRun parses a run's tail with the parser for its program.
 func ParseRun(r *archive.Run) *tail.Metrics { return facts.ParseRun(nil, r) }
 
-// IsLlamaCpp reports whether a run's program is one of llama.cpp's.
-func IsLlamaCpp(r *archive.Run) bool {
-	switch r.Parser {
-	case checkout.ParserLlamaCpp, checkout.ParserBench, checkout.ParserPerplexity, checkout.ParserServer:
-		return true
-	}
-	return false
-}
+// IsLlamaCpp reports whether a run's output is one of llama.cpp's
+// programs' (format.Registry.LlamaCpp, of the built-in formats).
+func IsLlamaCpp(r *archive.Run) bool { return format.Builtin().LlamaCpp(r.Parser) }
 
 // Context is a loaded snapshot: the snapshot, every run's and record's
 // parsed metrics (runs by name, records by file), and the driver that

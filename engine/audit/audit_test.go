@@ -13,6 +13,7 @@ import (
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/claims"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/gguf"
 	"github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/snapfs"
@@ -39,7 +40,7 @@ func TestParseRunDispatch(t *testing.T) {
 		{"llama-cli", "load_ms", "kld_mean"}, // KL statistics belong to llama-perplexity only
 	} {
 		r := &archive.Run{Name: "x", Cmd: []string{tt.argv0}, Source: "r.json: runs[0].output_tail", Tail: perplexityTail}
-		r.Parser, _ = checkout.Default().ParserFor(tt.argv0)
+		r.Parser, _ = format.Builtin().Program(tt.argv0)
 		if !IsLlamaCpp(r) {
 			t.Fatalf("IsLlamaCpp(%q) = false; want true", tt.argv0)
 		}

@@ -253,7 +253,7 @@ type Format struct {
 	// groups' metrics.
 	Patterns []LinePattern `json:"patterns,omitempty"`
 	// Wrap names the format that reads the lines (after Prefix is removed)
-	// instead of Patterns: a built-in (BuiltinFormats) or another declared
+	// instead of Patterns: a built-in (engine/format's registry) or another declared
 	// format.
 	Wrap string `json:"wrap,omitempty"`
 	// Prefix is a regular expression removed from the start of every line
@@ -392,46 +392,6 @@ type LinePattern struct {
 type MetricSpec struct {
 	Name string `json:"name"`
 	Unit string `json:"unit,omitempty"`
-}
-
-// Formats built into strataspec, by name (engine/format reads them; a
-// test there holds BuiltinFormats equal to its registry).
-const (
-	ParserStrata      = "strata"           // the strata window CLI's log
-	ParserLlamaCpp    = "llama.cpp"        // llama-cli, llama-completion, main, …
-	ParserBench       = "llama-bench"      // llama-bench output
-	ParserPerplexity  = "llama-perplexity" // llama-perplexity, perplexity
-	ParserServer      = "llama-server"     // llama-server, server
-	FormatRouteParity = "route_parity"     // a route_parity log
-	FormatSelfTest    = "self-test"        // the validation runner's --self-test output
-)
-
-// BuiltinFormats returns the built-in formats' names, in the order
-// engine/format's registry lists them.
-func BuiltinFormats() []string {
-	return []string{ParserStrata, ParserPerplexity, ParserServer, ParserLlamaCpp, ParserBench, FormatRouteParity, FormatSelfTest}
-}
-
-// DefaultPrograms are the programs strataspec knows without a spec: the
-// strata window CLI and every llama.cpp binary name, old and new, sorted
-// (llamacpp.Program's table; a test in engine/llamacpp holds the two
-// equal, so that checkout, which the analysis driver imports, imports no
-// parser). A spec's programs are tried first.
-func DefaultPrograms() []Program {
-	return []Program{
-		{Match: "strata_window_cli*", Parser: ParserStrata},
-		{Match: "embedding", Parser: ParserLlamaCpp}, // before b3186
-		{Match: "llama-bench", Parser: ParserBench},
-		{Match: "llama-cli", Parser: ParserLlamaCpp},
-		{Match: "llama-completion", Parser: ParserLlamaCpp},
-		{Match: "llama-embedding", Parser: ParserLlamaCpp},
-		{Match: "llama-perplexity", Parser: ParserPerplexity},
-		{Match: "llama-server", Parser: ParserServer},
-		{Match: "main", Parser: ParserLlamaCpp},         // llama-cli before b3186
-		{Match: "perplexity", Parser: ParserPerplexity}, // before b3186
-		{Match: "server", Parser: ParserServer},         // before b3186
-		{Match: "llama-*", Parser: ParserLlamaCpp},      // any other example program prints the common summary
-	}
 }
 
 // Languages are the source languages a "sources" entry may name
@@ -695,9 +655,6 @@ func (s *Spec) validate(data []byte) error {
 		if !relative(rec.Glob) {
 			return errf(rec.Glob, "records.%s: path %q must be relative to the checkout and stay inside it", k, rec.Glob)
 		}
-		if rec.Format != "" && !s.knownParser(rec.Format) {
-			return errf(rec.Format, "records.%s: unknown format %q (built in: %s; or a name under \"formats\")", k, rec.Format, strings.Join(BuiltinFormats(), ", "))
-		}
 	}
 	for _, p := range s.Programs {
 		if p.Match == "" || p.Parser == "" {
@@ -705,9 +662,6 @@ func (s *Spec) validate(data []byte) error {
 		}
 		if _, err := path.Match(p.Match, ""); err != nil {
 			return errf(p.Match, "programs: bad pattern %q: %v", p.Match, err)
-		}
-		if !s.knownParser(p.Parser) {
-			return errf(p.Parser, "programs: unknown parser %q (built in: %s; or a name under \"formats\")", p.Parser, strings.Join(BuiltinFormats(), ", "))
 		}
 	}
 	s.compiled = map[string][]Pattern{}
@@ -738,12 +692,40 @@ func (s *Spec) validate(data []byte) error {
 	return nil
 }
 
-func (s *Spec) knownParser(name string) bool {
-	if slices.Contains(BuiltinFormats(), name) {
-		return true
+// CheckFormats checks every format name the spec gives (a program's
+// parser, a record's format, a declared format's name and the format it
+// wraps) against the built-in formats' names, which the format registry
+// (engine/format) holds and the loader hands in, and the declared ones: an
+// unknown name is an error at its line, and a declared format may not take
+// a built-in's name.
+func (s *Spec) CheckFormats(builtins []string) error {
+	known := func(name string) bool {
+		_, ok := s.Formats[name]
+		return ok || slices.Contains(builtins, name)
 	}
-	_, ok := s.Formats[name]
-	return ok
+	hint := fmt.Sprintf("(built in: %s; or a name under \"formats\")", strings.Join(builtins, ", "))
+	errf := func(at, format string, args ...any) error {
+		return &Error{File: s.Path, Line: s.lineOf(at), Msg: fmt.Sprintf(format, args...)}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Formats)) {
+		if slices.Contains(builtins, name) {
+			return errf(name, "formats.%s: %q is a built-in format's name", name, name)
+		}
+		if w := s.Formats[name].Wrap; w != "" && !known(w) {
+			return errf(w, "formats.%s: wraps %q, which is no format %s", name, w, hint)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Records)) {
+		if f := s.Records[k].Format; f != "" && !known(f) {
+			return errf(f, "records.%s: unknown format %q %s", k, f, hint)
+		}
+	}
+	for _, p := range s.Programs {
+		if !known(p.Parser) {
+			return errf(p.Parser, "programs: unknown parser %q %s", p.Parser, hint)
+		}
+	}
+	return nil
 }
 
 // compileFormats checks and compiles the declared formats: patterns, or a
@@ -757,16 +739,11 @@ func (s *Spec) compileFormats() error {
 		errf := func(at, format string, args ...any) error {
 			return &Error{File: s.Path, Line: s.lineOf(at), Msg: "formats." + name + ": " + fmt.Sprintf(format, args...)}
 		}
-		if slices.Contains(BuiltinFormats(), name) {
-			return errf(name, "%q is a built-in format's name", name)
-		}
 		switch {
 		case f.Wrap != "" && len(f.Patterns) > 0:
 			return errf(f.Wrap, `"wrap" and "patterns" exclude each other: a format reads its lines one way`)
 		case f.Wrap == "" && len(f.Patterns) == 0:
 			return errf(name, `needs "patterns" or "wrap"`)
-		case f.Wrap != "" && !s.knownParser(f.Wrap):
-			return errf(f.Wrap, "wraps %q, which is no format (built in: %s; or a name under \"formats\")", f.Wrap, strings.Join(BuiltinFormats(), ", "))
 		case f.Wrap == "" && len(f.Metrics) > 0:
 			return errf(name, `"metrics" renames a wrapped format's metrics; a pattern names its own`)
 		}
@@ -823,22 +800,6 @@ func (s *Spec) TranscriptLines(format string) (command, exit *regexp.Regexp) {
 	return s.commands[format], s.exits[format]
 }
 
-// Wraps reports whether the format name is base or a declared format that
-// wraps it, directly or through other declared formats.
-func (s *Spec) Wraps(name, base string) bool {
-	for range len(s.Formats) + 1 {
-		if name == base {
-			return true
-		}
-		f, ok := s.Formats[name]
-		if !ok || f.Wrap == "" {
-			return false
-		}
-		name = f.Wrap
-	}
-	return false
-}
-
 // relative reports whether p is a relative slash path that stays inside
 // the checkout.
 func relative(p string) bool {
@@ -847,19 +808,6 @@ func relative(p string) bool {
 	}
 	c := path.Clean(p)
 	return c != ".." && !strings.HasPrefix(c, "../")
-}
-
-// ParserFor returns the parser for a run's argv[0]: the spec's programs
-// first, then the defaults. ok is false when no program matches.
-func (s *Spec) ParserFor(argv0 string) (parser string, ok bool) {
-	base := path.Base(strings.ReplaceAll(argv0, "\\", "/"))
-	base = strings.TrimSuffix(base, ".exe")
-	for _, p := range append(slices.Clone(s.Programs), DefaultPrograms()...) {
-		if m, _ := path.Match(p.Match, base); m {
-			return p.Parser, true
-		}
-	}
-	return "", false
 }
 
 // Rule decodes the rule's settings ("rules": {name: …}) into v, strictly.

@@ -1,6 +1,7 @@
 package checkout
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -42,7 +43,10 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range tests {
 		s, err := Parse("strataspec.json", []byte(tt.data))
 		if err == nil {
-			err = s.CheckUnits(metric.CheckUnit) // as the loader does after Parse
+			err = s.CheckFormats(testBuiltins) // as the loader does after Parse
+		}
+		if err == nil {
+			err = s.CheckUnits(metric.CheckUnit)
 		}
 		var e *Error
 		if !errors.As(err, &e) || e.Line != tt.line || !strings.Contains(e.Msg, tt.msg) {
@@ -61,33 +65,9 @@ func mustParse(t *testing.T, data string) *Spec {
 	return s
 }
 
-func TestParserFor(t *testing.T) {
-	s := mustParse(t, `{"programs": [{"match": "my-engine*", "parser": "strata"}, {"match": "main", "parser": "strata"}]}`)
-	d := Default()
-	tests := []struct {
-		spec  *Spec
-		argv0 string
-		want  string
-	}{
-		{d, "./main", ParserLlamaCpp},
-		{d, "/opt/llama.cpp/build/bin/llama-cli", ParserLlamaCpp},
-		{d, `C:\llama\llama-bench.exe`, ParserBench},
-		{d, "perplexity", ParserPerplexity},
-		{d, "./server", ParserServer},
-		{d, "llama-server", ParserServer},
-		{d, "llama-completion", ParserLlamaCpp},
-		{d, "build/strata_window_cli", ParserStrata},
-		{d, "python3", ""},
-		{s, "./main", ParserStrata}, // a spec's programs come first
-		{s, "bin/my-engine-v2", ParserStrata},
-	}
-	for _, tt := range tests {
-		got, _ := tt.spec.ParserFor(tt.argv0)
-		if got != tt.want {
-			t.Errorf("ParserFor(%q) = %q; want %q", tt.argv0, got, tt.want)
-		}
-	}
-}
+// testBuiltins stands in for engine/format's built-in names (its tests
+// check a spec against the registry's own).
+var testBuiltins = []string{"strata", "llama.cpp", "route_parity"}
 
 func TestRuleSettingsStrict(t *testing.T) {
 	s := mustParse(t, "{\n\"rules\": {\n\"parity\": {\"tolerance\": 1e-6, \"typo\": 1}}}")
@@ -122,11 +102,7 @@ func TestDeclaredFormat(t *testing.T) {
 	s := mustParse(t, `{"programs": [{"match": "eng", "parser": "eng"}],
 "formats": {"eng": [{"pattern": "^decode: (?P<n>[0-9]+) tok in (?P<ms>[0-9.,]+) ms$",
   "metrics": {"n": {"name": "decode_tokens"}, "ms": {"name": "decode_ms", "unit": "ms"}}}]}}`)
-	p, _ := s.ParserFor("./eng")
-	if p != "eng" {
-		t.Fatalf("ParserFor(./eng) = %q; want eng", p)
-	}
-	pats := s.Patterns(p)
+	pats := s.Patterns("eng")
 	if len(pats) != 1 {
 		t.Fatalf("Patterns(eng) = %d patterns; want 1", len(pats))
 	}
@@ -160,7 +136,7 @@ func TestGuess(t *testing.T) {
 		t.Fatalf("snapfs.Open: %v", err)
 	}
 	defer fsys.Close()
-	s, said, err := Guess(fsys)
+	s, said, err := Guess(fsys, func(b []byte) bool { return bytes.Contains(b, []byte("avg_ts")) })
 	if err != nil {
 		t.Fatalf("Guess: %v", err)
 	}
@@ -266,11 +242,8 @@ func TestRecordFormats(t *testing.T) {
 	if diff := cmp.Diff(want, s.Records); diff != "" {
 		t.Errorf("Records mismatch (-want +got):\n%s", diff)
 	}
-	if !s.Wraps("h", ParserStrata) {
-		t.Error("Wraps(h, strata) = false; want true: h wraps g wraps strata")
-	}
-	if s.Wraps("rp", ParserStrata) {
-		t.Error("Wraps(rp, strata) = true; want false: rp wraps route_parity")
+	if err := s.CheckFormats(testBuiltins); err != nil {
+		t.Errorf("CheckFormats = %v; want the wrapped formats known", err)
 	}
 	for _, tt := range []struct {
 		name string
@@ -300,7 +273,10 @@ func TestFormatErrors(t *testing.T) {
 		{"record key", `{"records": {"parity": {"glob": "rp/*", "fmt": "x"}}}`, `unknown key "fmt"`},
 	}
 	for _, tt := range tests {
-		_, err := Parse(File, []byte(tt.spec))
+		s, err := Parse(File, []byte(tt.spec))
+		if err == nil {
+			err = s.CheckFormats(testBuiltins)
+		}
 		if e, ok := errors.AsType[*Error](err); ok && e.Unknown != "" {
 			e.Suggest = names.DidYouMean(e.Unknown, e.Known) // as audit.Load does
 		}
@@ -336,26 +312,6 @@ func TestMachineMap(t *testing.T) {
 	for _, bad := range []string{`{"machine": {"tmp": "x"}}`, `{"machine": {"/tmp": "../x"}}`} {
 		if _, err := Parse(File, []byte(bad)); err == nil {
 			t.Errorf("Parse(%s) = nil error; want one", bad)
-		}
-	}
-}
-
-// TestLooksLikeBench: llama-bench output by content, the padded markdown
-// header of a real build included; a llama-cli log and a plain table are not.
-func TestLooksLikeBench(t *testing.T) {
-	for _, tt := range []struct {
-		text string
-		want bool
-	}{
-		{"| model | size | params | backend | threads | test | t/s |\n", true},
-		{"|                          model |       size |     params | backend    | threads |          test |                  t/s |\n", true},
-		{`{"build_commit": "c392e509", "avg_ts": 18930.3}`, true},
-		{"build_commit,avg_ts\nc392e509,18930.3\n", true},
-		{"llama_print_timings:        eval time = 24513.59 ms /   399 runs\n", false},
-		{"| test | ms |\n", false},
-	} {
-		if got := LooksLikeBench([]byte(tt.text)); got != tt.want {
-			t.Errorf("LooksLikeBench(%q) = %v; want %v", tt.text, got, tt.want)
 		}
 	}
 }

@@ -27,8 +27,10 @@ var guessKeys = map[string][]string{
 // Guess inspects a directory and returns a starter spec for it, with one
 // line per guess it made (and per file it could not place), for a person to
 // read before adopting the spec. It reads through fsys, so it stays inside
-// the directory.
-func Guess(fsys *snapfs.FS) (*Spec, []string, error) {
+// the directory. isBench reports whether a file's text is llama-bench
+// output (engine/format.LooksLikeBench: the format registry recognises
+// content; checkout, which the analysis driver imports, holds no format).
+func Guess(fsys *snapfs.FS, isBench func([]byte) bool) (*Spec, []string, error) {
 	files, err := fsys.Glob("**")
 	if err != nil {
 		return nil, nil, err
@@ -51,9 +53,9 @@ func Guess(fsys *snapfs.FS) (*Spec, []string, error) {
 				said = append(said, fmt.Sprintf("%s: not read: %v", f, err))
 				continue
 			}
-			said = append(said, s.guessJSON(f, b, files))
+			said = append(said, s.guessJSON(f, b, files, isBench))
 		case ext == ".log" || ext == ".txt" && strings.Contains(f, "log"):
-			if b, err := fsys.ReadFile(f, snapfs.LimitResults); err == nil && LooksLikeBench(b) {
+			if b, err := fsys.ReadFile(f, snapfs.LimitResults); err == nil && isBench(b) {
 				// llama-bench's stdout saved as a log: read as its output
 				// (the log glob of its folder reads it so too, by content)
 				said = append(said, fmt.Sprintf("%s: llama-bench output saved as a log (read by content)", f))
@@ -67,7 +69,7 @@ func Guess(fsys *snapfs.FS) (*Spec, []string, error) {
 			}
 		case ext == ".csv" || ext == ".md":
 			b, err := fsys.ReadFile(f, snapfs.LimitResults)
-			if err == nil && LooksLikeBench(b) {
+			if err == nil && isBench(b) {
 				s.Bench = append(s.Bench, f)
 				said = append(said, fmt.Sprintf("%s: llama-bench output (%s)", f, strings.TrimPrefix(ext, ".")))
 			}
@@ -88,43 +90,9 @@ func hidden(f string) bool {
 	return false
 }
 
-// LooksLikeBench reports whether a file's text is llama-bench output, by
-// its content whatever its name: JSON, JSON Lines and CSV carry an avg_ts
-// field; the markdown table has a header row with the cells "test" and
-// "t/s", however padded ("|          test |  t/s |"). Only the first 4 KiB
-// are looked at.
-func LooksLikeBench(b []byte) bool {
-	head := b
-	if len(head) > 4096 {
-		head = head[:4096]
-	}
-	if bytes.Contains(head, []byte("avg_ts")) {
-		return true
-	}
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if !bytes.HasPrefix(line, []byte("|")) {
-			continue
-		}
-		var test, rate bool
-		for _, cell := range bytes.Split(line, []byte("|")) {
-			switch string(bytes.TrimSpace(cell)) {
-			case "test":
-				test = true
-			case "t/s":
-				rate = true
-			}
-		}
-		if test && rate {
-			return true
-		}
-	}
-	return false
-}
-
 // guessJSON places one JSON file: llama-bench output, a file of run
 // records, or a sidecar of a log.
-func (s *Spec) guessJSON(f string, b []byte, files []string) string {
+func (s *Spec) guessJSON(f string, b []byte, files []string, isBench func([]byte) bool) string {
 	stem := strings.TrimSuffix(f, path.Ext(f))
 	for _, ext := range []string{".log", ".txt"} {
 		if slices.Contains(files, stem+ext) {
@@ -136,7 +104,7 @@ func (s *Spec) guessJSON(f string, b []byte, files []string) string {
 			return fmt.Sprintf("%s: sidecar of %s (its cmd, exit, duration, binary and inputs are kept)", f, g)
 		}
 	}
-	if LooksLikeBench(b) {
+	if isBench(b) {
 		s.Bench = append(s.Bench, f)
 		return fmt.Sprintf("%s: llama-bench output (json)", f)
 	}

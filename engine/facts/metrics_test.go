@@ -8,6 +8,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/format"
 )
 
 // TestParseRunDeclaredFormat: a run of a program the spec maps to a
@@ -19,7 +20,7 @@ func TestParseRunDeclaredFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parser, _ := s.ParserFor("./eng")
+	parser, _ := format.FromSpec(s).Program("./eng")
 	r := &archive.Run{Name: "r", Source: "t", Cmd: []string{"./eng"}, Parser: parser, Tail: "hello\ndecode: 64 tok in 6,729.76 ms\n"}
 	ms := ParseRun(s, r)
 	if len(ms.Errors) > 0 {
@@ -44,7 +45,7 @@ func TestRecordFieldMetrics(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "runs.jsonl"), []byte(runs), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := archive.Load(dir)
+	snap, err := archive.Load(dir, format.For)
 	if err != nil {
 		t.Fatal(err)
 	}

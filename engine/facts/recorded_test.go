@@ -7,6 +7,7 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -16,9 +17,9 @@ import (
 func TestFiles(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5")
 	snaptest.EditNth(t, filepath.Join(root, snaptest.ResultsFile), `"data/m5_val_prompts/strata_prompt_2048tok.txt"`, `"../outside.txt"`, 1)
-	snap, err := archive.Load(root)
+	snap, err := archive.Load(root, format.For)
 	if err != nil {
-		t.Fatalf("archive.Load(%s): %v", root, err)
+		t.Fatalf("archive.Load(%s, format.For): %v", root, err)
 	}
 	files, err := analysis.Compute(analysis.NewDriver(snap), facts.Files)
 	if err != nil {

@@ -9,14 +9,15 @@ import (
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/strataspec/strataspec/engine/tables"
 )
 
 func TestResultsTables(t *testing.T) {
-	snap, err := archive.Load(snaptest.Fixture(t, "m5-v3"))
+	snap, err := archive.Load(snaptest.Fixture(t, "m5-v3"), format.For)
 	if err != nil {
-		t.Fatalf("archive.Load(fixtures/m5-v3): %v", err)
+		t.Fatalf("archive.Load(fixtures/m5-v3, format.For): %v", err)
 	}
 	docs, err := analysis.Compute(analysis.NewDriver(snap), Results)
 	if err != nil {
@@ -53,7 +54,7 @@ func TestResultsTables(t *testing.T) {
 // its JSON Lines runs), and fails naming the file for one that is missing
 // or not JSON.
 func TestTablesInAnyJSONFile(t *testing.T) {
-	snap, err := archive.Load(snaptest.Fixture(t, "m5-shapes"))
+	snap, err := archive.Load(snaptest.Fixture(t, "m5-shapes"), format.For)
 	if err != nil {
 		t.Fatal(err)
 	}

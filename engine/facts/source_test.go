@@ -11,6 +11,7 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/facts"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/strataspec/strataspec/engine/source"
@@ -18,9 +19,9 @@ import (
 
 func sources(t *testing.T, root string) *facts.SourceSet {
 	t.Helper()
-	snap, err := archive.Load(root)
+	snap, err := archive.Load(root, format.For)
 	if err != nil {
-		t.Fatalf("archive.Load(%s): %v", root, err)
+		t.Fatalf("archive.Load(%s, format.For): %v", root, err)
 	}
 	ss, err := analysis.Compute(analysis.NewDriver(snap), facts.Sources)
 	if err != nil {

@@ -20,10 +20,12 @@ package format
 import (
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/metric"
@@ -31,15 +33,17 @@ import (
 	"github.com/strataspec/strataspec/engine/unit"
 )
 
-// Built-in format names.
+// Built-in format names. These strings are the formats' names everywhere:
+// a spec file's "programs" and "records" give them, and no other package
+// spells them (spec/architecture_test.go).
 const (
-	Strata      = checkout.ParserStrata      // the strata window CLI's log
-	LlamaCpp    = checkout.ParserLlamaCpp    // llama-cli, llama-completion, main, …
-	Bench       = checkout.ParserBench       // llama-bench output
-	Perplexity  = checkout.ParserPerplexity  // llama-perplexity, perplexity
-	Server      = checkout.ParserServer      // llama-server, server
-	RouteParity = checkout.FormatRouteParity // a route_parity log
-	SelfTest    = checkout.FormatSelfTest    // the validation runner's --self-test output
+	Strata      = "strata"           // the strata window CLI's log
+	LlamaCpp    = "llama.cpp"        // llama-cli, llama-completion, main, …
+	Bench       = "llama-bench"      // llama-bench output
+	Perplexity  = "llama-perplexity" // llama-perplexity, perplexity
+	Server      = "llama-server"     // llama-server, server
+	RouteParity = "route_parity"     // a route_parity log
+	SelfTest    = "self-test"        // the validation runner's --self-test output
 )
 
 // Format is one way of reading text into metrics.
@@ -51,9 +55,15 @@ type Format struct {
 	Wraps string
 	// Doc says in one line what the format reads.
 	Doc string
+	// Programs are the binary names (argv[0]'s base name, without
+	// ".exe") whose output the format reads; a name with a wildcard
+	// (path.Match) is tried after every exact name. Built-ins only: a spec
+	// file maps its programs under "programs".
+	Programs []string
 
-	parse func(source, text string, max int) *tail.Metrics
-	echo  bool // the output echoes its prompt (llama-cli's "> …")
+	parse     func(source, text string, max int) *tail.Metrics
+	recognize func(text string) bool // the output is this format's, by lines only it prints
+	echo      bool                   // the output echoes its prompt (llama-cli's "> …")
 }
 
 // Parse reads text (from source, for messages) into metrics, each in its
@@ -73,14 +83,22 @@ func (f *Format) ParseMax(source, text string, max int) *tail.Metrics {
 // archived prompt.
 func (f *Format) EchoesPrompt() bool { return f.echo }
 
+// Recognizes reports whether text is output of this format by lines only
+// it prints; false for a format that cannot tell its output by content.
+func (f *Format) Recognizes(text string) bool { return f.recognize != nil && f.recognize(text) }
+
 // Registry holds formats by name: the built-ins and a checkout's declared
-// formats. It is the one place a format is added.
+// formats. It is the one place a format is added, and the loader asks it
+// which format reads a run (engine/archive.Formats).
 type Registry struct {
 	byName map[string]*Format
-	order  []string // built-ins first, in sniffing order, then declared
+	order  []string       // built-ins first, in recognition order, then declared
+	spec   *checkout.Spec // the declarations, nil for the built-ins alone
 }
 
-// Builtin returns a registry of the built-in formats.
+// Builtin returns a registry of the built-in formats, most specific first:
+// the order Recognize tries them in (llama-perplexity and llama-server also
+// print the summary every llama.cpp program prints).
 func Builtin() *Registry {
 	r := &Registry{byName: map[string]*Format{}}
 	llama := func(program string) func(string, string, int) *tail.Metrics {
@@ -88,12 +106,27 @@ func Builtin() *Registry {
 			return withRunner(llamacpp.ParseProgramMax(program, source, text, max), source, text)
 		}
 	}
+	bins := map[string][]string{}
+	for _, b := range llamacpp.Binaries() {
+		f := b[1]
+		switch f {
+		case llamacpp.ProgramCLI, llamacpp.ProgramCompletion, llamacpp.ProgramEmbedding:
+			f = LlamaCpp
+		}
+		bins[f] = append(bins[f], b[0])
+	}
 	for _, f := range []*Format{
-		{Name: Strata, Doc: "the strata window CLI's log (and the runner's appended lines)", parse: tail.ParseStrataMax},
-		{Name: Perplexity, Doc: "llama-perplexity's output", parse: llama(llamacpp.ProgramPerplexity)},
-		{Name: Server, Doc: "llama-server's log", parse: llama(llamacpp.ProgramServer)},
-		{Name: LlamaCpp, Doc: "llama-cli's, llama-completion's and the other llama.cpp programs' summary", parse: llama(llamacpp.ProgramCLI), echo: true},
-		{Name: Bench, Doc: "llama-bench's output (markdown, JSON, JSON Lines, CSV)", parse: llama(llamacpp.ProgramBench)},
+		{Name: Strata, Doc: "the strata window CLI's log (and the runner's appended lines)", parse: tail.ParseStrataMax,
+			Programs: []string{"strata_window_cli*"}},
+		{Name: Perplexity, Doc: "llama-perplexity's output", parse: llama(llamacpp.ProgramPerplexity),
+			Programs: bins[llamacpp.ProgramPerplexity], recognize: isPerplexity},
+		{Name: Server, Doc: "llama-server's log", parse: llama(llamacpp.ProgramServer),
+			Programs: bins[llamacpp.ProgramServer], recognize: isServer},
+		{Name: Bench, Doc: "llama-bench's output (markdown, JSON, JSON Lines, CSV)", parse: llama(llamacpp.ProgramBench),
+			Programs: bins[llamacpp.ProgramBench], recognize: func(text string) bool { return LooksLikeBench([]byte(text)) }},
+		// any other example program prints the common summary: "llama-*"
+		{Name: LlamaCpp, Doc: "llama-cli's, llama-completion's and the other llama.cpp programs' summary", parse: llama(llamacpp.ProgramCLI), echo: true,
+			Programs: append(bins[LlamaCpp], "llama-*"), recognize: isLlamaCpp},
 		{Name: RouteParity, Doc: "a route_parity log", parse: tail.ParseRouteParityMax},
 		{Name: SelfTest, Doc: "the validation runner's --self-test output", parse: tail.ParseSelfTestMax},
 	} {
@@ -125,8 +158,105 @@ func (r *Registry) Get(name string) (*Format, bool) {
 // Names returns the formats' names: built-ins first, then declared ones.
 func (r *Registry) Names() []string { return slices.Clone(r.order) }
 
+// Builtins returns the built-in formats' names, which a spec file's
+// declared formats may not take (checkout.Spec.CheckFormats).
+func (r *Registry) Builtins() []string {
+	var out []string
+	for _, n := range r.order {
+		if !r.declared(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Builtins returns the built-in formats' names.
-func Builtins() []string { return Builtin().Names() }
+func Builtins() []string { return Builtin().Builtins() }
+
+func (r *Registry) declared(name string) bool {
+	if r.spec == nil {
+		return false
+	}
+	_, ok := r.spec.Formats[name]
+	return ok
+}
+
+// Program returns the format that reads the output of the program argv0
+// runs, by the binary's base name (after "/" or "\", without ".exe"): the
+// spec file's "programs" first, in order, then the built-ins' exact names,
+// then their patterns. ok is false when none matches.
+func (r *Registry) Program(argv0 string) (name string, ok bool) {
+	base := path.Base(strings.ReplaceAll(argv0, "\\", "/"))
+	if len(base) > 4 && strings.EqualFold(base[len(base)-4:], ".exe") {
+		base = base[:len(base)-4]
+	}
+	if r.spec != nil {
+		for _, p := range r.spec.Programs {
+			if m, _ := path.Match(p.Match, base); m {
+				return p.Parser, true
+			}
+		}
+	}
+	for _, exact := range []bool{true, false} {
+		for _, n := range r.order {
+			for _, pat := range r.byName[n].Programs {
+				if exact == strings.ContainsAny(pat, "*?[") {
+					continue
+				}
+				if m, _ := path.Match(pat, base); m {
+					return n, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// Recognize returns the format whose output text is, by lines only that
+// format prints, the most specific first; "" when none recognises it (the
+// strata log is told by its program, never by content).
+func (r *Registry) Recognize(text string) string {
+	for _, n := range r.order {
+		if r.byName[n].Recognizes(text) {
+			return n
+		}
+	}
+	return ""
+}
+
+// Base returns the built-in format name reads its lines with: name itself
+// for a built-in, the built-in a declared format wraps (directly or
+// through other declared formats), "" for a format of line patterns or a
+// name the registry does not hold.
+func (r *Registry) Base(name string) string {
+	for range len(r.order) + 1 {
+		f, ok := r.byName[name]
+		switch {
+		case !ok:
+			return ""
+		case f.Wraps == "" && r.declared(name):
+			return ""
+		case f.Wraps == "":
+			return name
+		}
+		name = f.Wraps
+	}
+	return "" // a cycle, which checkout refused
+}
+
+// Strata reports whether the format name reads the strata engine's log:
+// it is strata's, or wraps it.
+func (r *Registry) Strata(name string) bool { return r.Base(name) == Strata }
+
+// LlamaCpp reports whether the format name reads a llama.cpp program's
+// output: one of the llama.cpp formats, or a format wrapping one.
+func (r *Registry) LlamaCpp(name string) bool {
+	switch r.Base(name) {
+	case LlamaCpp, Bench, Perplexity, Server:
+		return true
+	}
+	return false
+}
 
 // FromSpec returns the built-ins and the formats spec declares (checked
 // and compiled by checkout.Parse), each wrapped format built before the
@@ -136,6 +266,7 @@ func FromSpec(spec *checkout.Spec) *Registry {
 	if spec == nil {
 		return r
 	}
+	r.spec = spec
 	var add func(name string)
 	add = func(name string) {
 		d, ok := spec.Formats[name]
@@ -152,6 +283,10 @@ func FromSpec(spec *checkout.Spec) *Registry {
 	}
 	return r
 }
+
+// For returns the registry of spec's formats as the loader asks it
+// (archive.Load's FormatsFor): archive.Load(root, format.For).
+func For(spec *checkout.Spec) archive.Formats { return FromSpec(spec) }
 
 // declared builds a declared format's reader: the wrapped format's, or the
 // line patterns', after the prefix is removed, with the renaming applied.

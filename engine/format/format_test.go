@@ -43,11 +43,23 @@ func registry(t *testing.T, formats string) *Registry {
 	return FromSpec(spec)
 }
 
-// TestBuiltinNames: checkout's list of built-in names (which it checks a
-// spec file against without importing a parser) is this registry's.
+// TestBuiltinNames: the built-ins are listed once, in recognition order,
+// and a spec file may not take their names for its own formats.
 func TestBuiltinNames(t *testing.T) {
-	if got, want := checkout.BuiltinFormats(), Builtins(); !slices.Equal(got, want) {
-		t.Errorf("checkout.BuiltinFormats() = %v; want %v", got, want)
+	want := []string{Strata, Perplexity, Server, Bench, LlamaCpp, RouteParity, SelfTest}
+	if got := Builtins(); !slices.Equal(got, want) {
+		t.Errorf("Builtins() = %v; want %v", got, want)
+	}
+	r := registry(t, `{"mine": {"wrap": "strata"}}`)
+	if got := r.Builtins(); !slices.Equal(got, want) {
+		t.Errorf("FromSpec(mine).Builtins() = %v; want %v", got, want)
+	}
+	spec, err := checkout.Parse(checkout.File, []byte(`{"formats": {"strata": {"wrap": "llama.cpp"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := spec.CheckFormats(Builtins()); err == nil || !strings.Contains(err.Error(), "built-in") {
+		t.Errorf("CheckFormats(a format named strata) = %v; want a built-in name refused", err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/live/livetest"
 	"github.com/strataspec/strataspec/engine/num"
@@ -60,9 +61,9 @@ func TestMain(m *testing.M) {
 // recorded returns the first strata run of fixtures/m5 and its parsed tail.
 func recorded(t *testing.T) (*archive.Run, *tail.Metrics) {
 	t.Helper()
-	snap, err := archive.Load(snaptest.Fixture(t, "m5"))
+	snap, err := archive.Load(snaptest.Fixture(t, "m5"), format.For)
 	if err != nil {
-		t.Fatalf("archive.Load(fixtures/m5): %v", err)
+		t.Fatalf("archive.Load(fixtures/m5, format.For): %v", err)
 	}
 	runs := snap.StrataRuns()
 	if len(runs) == 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/live/livetest"
 	"github.com/strataspec/strataspec/engine/snaptest"
@@ -16,7 +17,7 @@ import (
 // the fake printed now (load time 1150.23 ms), never the archived log
 // (102.16 ms), and the archived run still reads its log.
 func TestLiveLogRunFresh(t *testing.T) {
-	snap, err := archive.Load(snaptest.Fixture(t, "llamacpp-real"))
+	snap, err := archive.Load(snaptest.Fixture(t, "llamacpp-real"), format.For)
 	if err != nil {
 		t.Fatalf("archive.Load(fixtures/llamacpp-real): %v", err)
 	}

@@ -1,11 +1,8 @@
 package llamacpp
 
 import (
-	"maps"
 	"strings"
 	"testing"
-
-	"github.com/strataspec/strataspec/engine/checkout"
 )
 
 func TestProgram(t *testing.T) {
@@ -145,29 +142,6 @@ func FuzzParseProgram(f *testing.F) {
 			}
 		}
 	})
-}
-
-// TestCheckoutKnowsEveryBinary: checkout's default programs (the table
-// the loader picks a run's parser by, kept in checkout so that the
-// analysis driver imports no parser) name every binary Program knows with
-// the parser for its program, and no other exact llama.cpp name.
-func TestCheckoutKnowsEveryBinary(t *testing.T) {
-	parserOf := map[string]string{ProgramBench: checkout.ParserBench, ProgramPerplexity: checkout.ParserPerplexity,
-		ProgramServer: checkout.ParserServer, ProgramCLI: checkout.ParserLlamaCpp, ProgramCompletion: checkout.ParserLlamaCpp,
-		ProgramEmbedding: checkout.ParserLlamaCpp}
-	want := map[string]string{}
-	for _, b := range Binaries() {
-		want[b[0]] = parserOf[b[1]]
-	}
-	got := map[string]string{}
-	for _, p := range checkout.DefaultPrograms() {
-		if p.Parser != checkout.ParserStrata && !strings.ContainsAny(p.Match, "*?[") {
-			got[p.Match] = p.Parser
-		}
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("checkout.DefaultPrograms() names llama.cpp binaries %v; want %v (Binaries)", got, want)
-	}
 }
 
 // TestParseProgramMax: every program's parser stops at the limit it is

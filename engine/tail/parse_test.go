@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/snaptest"
 	"github.com/strataspec/strataspec/engine/tail"
 )
@@ -242,7 +243,7 @@ func TestParseSelfTest(t *testing.T) {
 // fixtureSnapshot loads a committed fixture.
 func fixtureSnapshot(t testing.TB, name string) *archive.Snapshot {
 	t.Helper()
-	s, err := archive.Load(snaptest.Fixture(t, name))
+	s, err := archive.Load(snaptest.Fixture(t, name), format.For)
 	if err != nil {
 		t.Fatalf("archive.Load: %v", err)
 	}
@@ -283,7 +284,7 @@ func TestFixtureTails(t *testing.T) {
 
 // seeds adds every fixture tail of a kind to a fuzz corpus.
 func seeds(f *testing.F, kind string) {
-	s, err := archive.Load(snaptest.FixturePath("m5-v3"))
+	s, err := archive.Load(snaptest.FixturePath("m5-v3"), format.For)
 	if err != nil {
 		f.Fatalf("fuzz seeds: %v", err)
 	}
@@ -331,7 +332,7 @@ func FuzzParseSelfTest(f *testing.F) {
 // TestParseProperties runs the fuzz properties over the fixture tails, so
 // that they hold on real input without -fuzz.
 func TestParseProperties(t *testing.T) {
-	s, err := archive.Load(snaptest.FixturePath("m5-v3"))
+	s, err := archive.Load(snaptest.FixturePath("m5-v3"), format.For)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/snapfs"
 )
@@ -30,7 +31,7 @@ func runInit(stdout, stderr io.Writer, dir string) int {
 		fail(stderr, fmt.Errorf("-init: %s already exists; remove it first to write a new guess", dst))
 		return 2
 	}
-	spec, said, err := checkout.Guess(fsys)
+	spec, said, err := checkout.Guess(fsys, format.LooksLikeBench)
 	if err != nil {
 		fail(stderr, fmt.Errorf("-init: %w", err))
 		return 2
@@ -41,7 +42,11 @@ func runInit(stdout, stderr io.Writer, dir string) int {
 		return 2
 	}
 	// Check the guess reads back before writing it.
-	if _, err := checkout.Parse(checkout.File, b); err != nil {
+	back, err := checkout.Parse(checkout.File, b)
+	if err == nil {
+		err = back.CheckFormats(format.Builtins())
+	}
+	if err != nil {
 		fail(stderr, fmt.Errorf("-init: the guessed spec does not parse: %w", err))
 		return 2
 	}

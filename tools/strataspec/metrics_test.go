@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/format"
 )
 
 // -metrics lists every run of the snapshot with its metrics, each with its
 // printed text, unit and tail line.
 func TestRunMetrics(t *testing.T) {
 	root := fixtures + "/m5-v3"
-	snap, err := archive.Load(root)
+	snap, err := archive.Load(root, format.For)
 	if err != nil {
 		t.Fatal(err)
 	}

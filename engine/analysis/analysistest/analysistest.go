@@ -13,6 +13,7 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/metric"
 )
 
@@ -21,7 +22,7 @@ import (
 // the reason it did not apply ("" when it did).
 func Run(t testing.TB, root string, a *analysis.Analyzer) (fs []finding.Finding, notApplied string, err error) {
 	t.Helper()
-	snap, err := archive.Load(root)
+	snap, err := archive.Load(root, format.For)
 	if err == nil {
 		err = snap.Spec.CheckUnits(metric.CheckUnit) // as engine/audit loads
 	}

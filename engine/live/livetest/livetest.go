@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/tail"
@@ -33,17 +34,20 @@ const EnvReplay = "STRATA_FAKEENGINE_REPLAY"
 // envChild marks the fake engine's own child (Replay.Hang).
 const envChild = "STRATA_FAKEENGINE_CHILD"
 
-// Parsers that Replay.Parser names: strata's, route_parity's, and
-// llama.cpp's programs (the fake llama.cpp engine: a recorded llama-cli
-// log, llama-bench file, perplexity or server log, printed in its real
-// format with its timings drifted).
+// Parsers that Replay.Parser names, by their format's name (engine/format):
+// strata's, route_parity's, and llama.cpp's programs (the fake llama.cpp
+// engine: a recorded llama-cli log, llama-bench file, perplexity or server
+// log, printed in its real format with its timings drifted). Metrics reads
+// them with the parsers themselves, not the registry's formats, so that
+// each number is found as printed, in the unit printed, before any
+// conversion to the vocabulary's.
 const (
-	Strata      = "strata"
-	RouteParity = "route_parity"
-	LlamaCpp    = "llama.cpp"        // llama-cli and the other summary printers
-	Bench       = "llama-bench"      // any of its output formats
-	Perplexity  = "llama-perplexity" // perplexity and KL divergence
-	Server      = "llama-server"     // its log, or a /completion response
+	Strata      = format.Strata
+	RouteParity = format.RouteParity
+	LlamaCpp    = format.LlamaCpp   // llama-cli and the other summary printers
+	Bench       = format.Bench      // any of its output formats
+	Perplexity  = format.Perplexity // perplexity and KL divergence
+	Server      = format.Server     // its log, or a /completion response
 )
 
 // Replay is what the fake engine prints and how.

@@ -14,6 +14,7 @@ import (
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/report"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
@@ -186,9 +187,9 @@ func TestStaleText(t *testing.T) {
 	snaptest.EditNth(t, filepath.Join(root, snaptest.ResultsFile), `expert arena`, `0.00 GB anon expert arena`, 1)
 	wantOne(t, "code(stale text in a tail)", nonPass(audited(t, root)), `F21 fail `+snaptest.ResultsFile+`: runs[0].output_tail: the stale text "0.00 GB anon" appears in the tails of strata_q2_0_moce0_short_43tok`)
 	// The finding points at the tail's line that holds the text.
-	snap, err := archive.Load(root)
+	snap, err := archive.Load(root, format.For)
 	if err != nil {
-		t.Fatalf("archive.Load(%s): %v", root, err)
+		t.Fatalf("archive.Load(%s, format.For): %v", root, err)
 	}
 	for _, f := range audited(t, root).Findings {
 		if f.Severity == finding.Fail {

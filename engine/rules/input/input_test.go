@@ -14,6 +14,7 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis/analysistest"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/num"
 	"github.com/strataspec/strataspec/engine/rules/input"
 	"github.com/strataspec/strataspec/engine/rules/provenance"
@@ -255,9 +256,9 @@ func TestArchivedPromptDirectory(t *testing.T) {
 	p := filepath.Join(root, "data", "m5_val_prompts", "strata_prompt_43tok.txt")
 	snaptest.Remove(t, p)
 	noErr(t, "os.Mkdir", os.Mkdir(p, 0o755))
-	_, err := archive.Load(root)
+	_, err := archive.Load(root, format.For)
 	if want := "data/m5_val_prompts/strata_prompt_43tok.txt is a directory"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("archive.Load(a prompt that is a directory) error = %v; want one containing %q", err, want)
+		t.Fatalf("archive.Load(a prompt that is a directory, format.For) error = %v; want one containing %q", err, want)
 	}
 }
 
@@ -377,14 +378,14 @@ func TestProvenanceRecordWhereTheSpecSays(t *testing.T) {
 	if h := withCheck(fs, "hashes"); len(h) != 0 {
 		t.Fatalf("provenance(files_used, undeclared) hashes findings = %v; want none: a record read from an undeclared key", h)
 	}
-	snap, err := archive.Load(root)
+	snap, err := archive.Load(root, format.For)
 	noErr(t, "archive.Load", err)
 	var noted bool
 	for _, n := range snap.Notes {
 		noted = noted || n.Path == "files_used"
 	}
 	if !noted {
-		t.Fatalf("archive.Load(files_used, undeclared) notes = %v; want one on files_used", snap.Notes)
+		t.Fatalf("archive.Load(files_used, undeclared, format.For) notes = %v; want one on files_used", snap.Notes)
 	}
 
 	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"runs": "runs"}`, `"runs": "runs", "provenance": "files_used"}`)

@@ -10,9 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
-	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/num"
 	planmd "github.com/strataspec/strataspec/engine/plan"
 	"github.com/strataspec/strataspec/engine/report"
@@ -55,7 +55,7 @@ func gateFacts(t *testing.T, planText, claimsText string) *analysis.Driver {
 		}
 	}
 	run := func(name, moce string) *archive.Run {
-		return &archive.Run{Name: name, Group: "speed", Parser: checkout.ParserStrata,
+		return &archive.Run{Name: name, Group: "speed", Parser: format.Strata,
 			Cmd: []string{"cli", "--model", "K256-Q2_0.gguf", "--moce", moce}}
 	}
 	snap := &archive.Snapshot{Root: dir, Runs: []*archive.Run{run("r1", "0"), run("r2", "0.85"), run("r3", "0.85")}}

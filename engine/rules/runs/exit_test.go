@@ -10,12 +10,13 @@ import (
 	"github.com/strataspec/strataspec/engine/analysis/analysistest"
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/finding"
+	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 func exitFindings(t *testing.T, root string) (notApplied string, out []finding.Finding) {
 	t.Helper()
-	snap, err := archive.Load(root)
+	snap, err := archive.Load(root, format.For)
 	if err != nil {
 		t.Fatal(err)
 	}
