@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -153,6 +154,55 @@ func TestVocabularyUnits(t *testing.T) {
 	for _, d := range metric.Vocabulary() {
 		if _, err := unit.Parse(d.Unit); err != nil {
 			t.Errorf("metric %s: unit.Parse(%q) = %v; want a unit of the table", d.Name, d.Unit, err)
+		}
+	}
+}
+
+// TestStrataPrintedUnit: the strata log's timing line is read in the unit
+// it prints, and the registry's format yields the vocabulary's: the same
+// GPU times printed in µs/tok read as they do printed in ms/tok, the
+// difference (pure GPU) included; a unit of another dimension, or one the
+// unit table does not know, is an error at the line and the metric is not
+// kept.
+func TestStrataPrintedUnit(t *testing.T) {
+	strata, _ := Builtin().Get(Strata)
+	read := func(timing string) *tail.Metrics { return strata.Parse("x", "init: 347.12 ms\n"+timing+"\n") }
+	gpu := func(ms *tail.Metrics) string {
+		var out []string
+		for _, m := range ms.List {
+			if strings.Contains(m.Name, "_per_tok") {
+				out = append(out, fmt.Sprintf("%s=%g%s@%d", m.Name, m.Value(), m.Unit, m.Line))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	want := gpu(read("timing: host wait 24.830 ms/tok, T1 GPU 103.870 ms/tok"))
+	if w := "host_wait_ms_per_tok=24.83ms/tok@2 t1_gpu_ms_per_tok=103.87ms/tok@2 pure_gpu_ms_per_tok=79.04ms/tok@2"; want != w {
+		t.Fatalf("ms/tok timing line read as %q; want %q", want, w)
+	}
+	for _, line := range []string{
+		"timing: host wait 24830 µs/tok, T1 GPU 103870 µs/tok",
+		"timing: host wait 24830 us/tok, T1 GPU 103.870 ms/tok",
+		"timing: host wait 0.024830 s/tok, T1 GPU 103870 µs/tok",
+	} {
+		if got := gpu(read(line)); got != want {
+			t.Errorf("%q read as %q; want %q", line, got, want)
+		}
+	}
+	for _, tt := range []struct{ line, err string }{
+		{"timing: host wait 24.83 MB/tok, T1 GPU 103.870 ms/tok", "x:2: metric host_wait_ms_per_tok = 24.83 MB/tok: the vocabulary reads host_wait_ms_per_tok in ms/tok"},
+		{"timing: host wait 24.83 ms/tok, T1 GPU 103.870 jiffies/tok", `x:2: metric t1_gpu_ms_per_tok = 103.870 jiffies/tok: unit "jiffies/tok"`},
+	} {
+		ms := read(tt.line)
+		found := false
+		for _, e := range ms.Errors {
+			found = found || strings.HasPrefix(e.Error(), tt.err)
+		}
+		if !found {
+			t.Errorf("%q: errors %v; want one starting %q", tt.line, ms.Errors, tt.err)
+		}
+		if g := gpu(ms); strings.Contains(g, "pure_gpu") {
+			t.Errorf("%q: read %q; want no pure GPU time from a time it could not read", tt.line, g)
 		}
 	}
 }

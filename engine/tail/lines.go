@@ -14,15 +14,27 @@ import (
 // separators, fraction and exponent, or C's inf/nan.
 const numRE = `([-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan))`
 
-// pattern compiles a line pattern in which every %n stands for a number.
+// unitRE matches the unit a line prints after a number (%u): a run of
+// non-space.
+const unitRE = `(\S+)`
+
+// pattern compiles a line pattern in which every %n stands for a number
+// and every %u for a printed unit.
 func pattern(p string) *regexp.Regexp {
-	return regexp.MustCompile(`^` + strings.ReplaceAll(p, "%n", numRE) + `$`)
+	return regexp.MustCompile(`^` + strings.NewReplacer("%n", numRE, "%u", unitRE).Replace(p) + `$`)
 }
+
+// printed is a field's unit when the line prints it (a %u capture right
+// after the number's): "timing: host wait 24830 µs/tok" reads the metric
+// in µs/tok, which engine/format converts to the vocabulary's unit (and
+// refuses, naming the line, when the unit table does not know it or it
+// measures something else). The %u capture's own field is unnamed.
+const printed = "%u"
 
 // field names one capture group of a line pattern.
 type field struct {
 	name string
-	unit string
+	unit string // the metric's unit; printed: the next capture's text
 }
 
 // lineRule reads one kind of line: every line starting with prefix must
@@ -167,7 +179,11 @@ func (r *reader) apply(rs *ruleSet, n int, trimmed string) bool {
 			if fd.name == "" {
 				continue
 			}
-			r.add(n, fd.name, r.caps[j], fd.unit)
+			unit := fd.unit
+			if unit == printed {
+				unit = r.caps[j+1]
+			}
+			r.add(n, fd.name, r.caps[j], unit)
 		}
 		return true
 	}

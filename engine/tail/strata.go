@@ -1,10 +1,12 @@
 package tail
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/num"
+	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // Strata metric names that other packages refer to. The full list, with the
@@ -77,8 +79,11 @@ var strataRules = []lineRule{
 		skip:   notDigitAfter("decode:")},
 	{key: "cache:", prefix: "cache:", pat: `cache: hit %n% arena \+ %n% RA = %n%, miss %n% \(%n misses/tok, %n MB/tok\)`,
 		fields: []field{{"hit_arena_pct", "%"}, {"hit_ra_pct", "%"}, {"hit_total_pct", "%"}, {"miss_pct", "%"}, {MissesPerTok, "misses/tok"}, {"miss_mb_per_tok", "MB/tok"}}},
-	{key: "timing:", prefix: "timing:", pat: `timing: host wait %n ms/tok, T1 GPU %n ms/tok`,
-		fields: []field{{HostWaitMsPerTok, "ms/tok"}, {T1GPUMsPerTok, "ms/tok"}}},
+	// The GPU times in the unit the line prints (ms/tok; µs/tok from an
+	// engine that prints them so), converted to the vocabulary's by
+	// engine/format.
+	{key: "timing:", prefix: "timing:", pat: `timing: host wait %n %u, T1 GPU %n %u`,
+		fields: []field{{HostWaitMsPerTok, printed}, {}, {T1GPUMsPerTok, printed}, {}}},
 	{key: "tf: n_prompt", prefix: "tf: n_prompt", pat: `tf: n_prompt %n, n_gen %n\b.*`,
 		fields: []field{{"tf_n_prompt", "tok"}, {"tf_n_gen", "tok"}}},
 	{key: "tf: eval_tokens", prefix: "tf: eval_tokens", pat: `tf: eval_tokens=%n in %n ms`,
@@ -137,9 +142,23 @@ func addPureGPU(ms *Metrics) {
 	if !ok1 || !ok2 {
 		return
 	}
+	if host.Unit != t1.Unit {
+		// printed in two units: the difference in T1 GPU's
+		from, err1 := unit.Parse(host.Unit)
+		to, err2 := unit.Parse(t1.Unit)
+		if err1 != nil || err2 != nil {
+			return // the unit the table does not know is an error at its line (engine/format)
+		}
+		n, err := unit.ConvertNumber(host.Num, from, to)
+		if err != nil {
+			ms.Errors = append(ms.Errors, &Error{File: ms.Source, Line: t1.Line, Msg: fmt.Sprintf("host wait in %s, T1 GPU in %s: %v", host.Unit, t1.Unit, err)})
+			return
+		}
+		host.Num = n
+	}
 	d := max(host.Num.Decimals, t1.Num.Decimals)
 	v := num.Round(t1.Value()-host.Value(), d)
-	ms.Add(Metric{Name: PureGPUMsPerTok, Unit: "ms/tok", Line: t1.Line,
+	ms.Add(Metric{Name: PureGPUMsPerTok, Unit: t1.Unit, Line: t1.Line,
 		Num: num.Number{Value: v, Text: strconv.FormatFloat(v, 'f', d, 64), Decimals: d}})
 }
 

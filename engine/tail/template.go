@@ -14,7 +14,8 @@ import (
 // tried longest first, and the first full match wins). TestTemplateRegexp
 // holds the two to agreement on every rule and every fixture line.
 //
-// Syntax: %n a number (captured); \S+ a run of non-space; .* anything;
+// Syntax: %n a number (captured); %u a printed unit, a run of non-space
+// (captured); \S+ a run of non-space; .* anything;
 // [^)]* anything but ')'; (?:xy)? an optional literal; \b a word boundary;
 // \X the literal byte X, and \X? an optional one; any other byte itself.
 type template struct {
@@ -30,6 +31,7 @@ const (
 	tOpt                      // optional literal text
 	tNum                      // a number, captured
 	tWord                     // \S+
+	tUnit                     // \S+, captured (%u)
 	tAny                      // .*
 	tNotClose                 // [^)]*
 	tBoundary                 // \b
@@ -59,6 +61,10 @@ func compileTemplate(p string) *template {
 		switch rest := p[i:]; {
 		case strings.HasPrefix(rest, "%n"):
 			add(tNum, "")
+			t.ncap++
+			i += 2
+		case strings.HasPrefix(rest, "%u"):
+			add(tUnit, "")
 			t.ncap++
 			i += 2
 		case strings.HasPrefix(rest, `\S+`):
@@ -132,13 +138,20 @@ func (t *template) m(s string, i, k, c int, caps []string) bool {
 			}
 			return false
 		})
-	case tWord:
+	case tWord, tUnit:
 		j := i
 		for j < len(s) && !isSpace(s[j]) {
 			j++
 		}
+		next := c
+		if tk.kind == tUnit {
+			next++
+		}
 		for e := j; e > i; e-- {
-			if t.m(s, e, k+1, c, caps) {
+			if t.m(s, e, k+1, next, caps) {
+				if tk.kind == tUnit {
+					caps[c] = s[i:e]
+				}
 				return true
 			}
 		}

@@ -408,7 +408,12 @@ func ConvertNumber(n num.Number, from, to Unit) (num.Number, error) {
 		out.Text = n.Text
 	default:
 		out.Decimals = max(0, n.Decimals+shift)
-		out.Text = num.Format(v, out.Decimals)
+		if f.p2 == 0 && f.k == 1 && n.Decimals+shift >= 0 {
+			// a shift of the decimal point loses nothing: the value is the
+			// printed one (0.024830 s is 24.830 ms, not 24.830000000000002)
+			out.Value = num.Round(v, out.Decimals)
+		}
+		out.Text = num.Format(out.Value, out.Decimals)
 	}
 	return out, nil
 }

@@ -171,6 +171,22 @@ func TestConvertNumber(t *testing.T) {
 	}
 }
 
+// TestConvertNumberShiftExact: a conversion by a power of ten is a shift of
+// the decimal point, so the value is exactly the one its text parses to,
+// not the float product (0.024830 s × 1000 is 24.830000000000002).
+func TestConvertNumberShiftExact(t *testing.T) {
+	for _, tt := range [][3]string{{"0.024830", "s/tok", "ms/tok"}, {"24830", "µs/tok", "ms/tok"}, {"0.1", "s", "ms"},
+		{"7.07", "GB", "MB"}, {"0.3", "ms", "µs"}} {
+		got, err := ConvertNumber(num.MustParse(tt[0]), MustParse(tt[1]), MustParse(tt[2]))
+		if err != nil {
+			t.Fatalf("ConvertNumber(%q, %s, %s): %v", tt[0], tt[1], tt[2], err)
+		}
+		if back, err := num.Parse(got.Text); err != nil || got.Value != back.Value {
+			t.Errorf("ConvertNumber(%q, %s, %s) = %v, printed %q; want the value %v its text reads", tt[0], tt[1], tt[2], got.Value, got.Text, back.Value)
+		}
+	}
+}
+
 var betweenTests = []struct {
 	from string
 	f    float64

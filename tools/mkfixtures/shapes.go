@@ -206,6 +206,9 @@ func shapesResults(data []byte) (runs, tbls []byte, err error) {
 		}
 		log := strings.Join(kept, "")
 		if len(argv) > 0 && strings.HasSuffix(argv[0].(string), "strata_window_cli") {
+			if log, err = timingMicros(log); err != nil {
+				return nil, nil, fmt.Errorf("run %s: %w", name, err)
+			}
 			log = glogPrefix(log, i)
 		}
 		rec := obj{
@@ -238,6 +241,43 @@ func shapesResults(data []byte) (runs, tbls []byte, err error) {
 	out = append(out, member{"tables", tables})
 	tb, err := encode(out)
 	return lines.Bytes(), tb, err
+}
+
+var timingLine = regexp.MustCompile(`(?m)^timing: host wait ([0-9.]+) ms/tok, T1 GPU ([0-9.]+) ms/tok$`)
+
+// timingMicros rewrites a strata log's timing line in µs/tok, as the
+// independent checkout's engine prints its GPU times: the same quantities,
+// the decimal point moved three places (14.10 ms/tok is 14100 µs/tok).
+func timingMicros(log string) (string, error) {
+	var err error
+	out := timingLine.ReplaceAllStringFunc(log, func(l string) string {
+		m := timingLine.FindStringSubmatch(l)
+		host, e1 := milliToMicro(m[1])
+		gpu, e2 := milliToMicro(m[2])
+		if err = errors.Join(e1, e2); err != nil {
+			return l
+		}
+		return "timing: host wait " + host + " µs/tok, T1 GPU " + gpu + " µs/tok"
+	})
+	return out, err
+}
+
+// milliToMicro moves the decimal point of a printed decimal three places
+// right, in the text: no float rounding.
+func milliToMicro(ms string) (string, error) {
+	whole, frac, _ := strings.Cut(ms, ".")
+	if whole == "" || strings.Trim(whole+frac, "0123456789") != "" {
+		return "", fmt.Errorf("timing: %q is not a decimal", ms)
+	}
+	frac += strings.Repeat("0", max(0, 3-len(frac)))
+	us := strings.TrimLeft(whole+frac[:3], "0")
+	if us == "" {
+		us = "0"
+	}
+	if rest := frac[3:]; rest != "" {
+		us += "." + rest
+	}
+	return us, nil
 }
 
 // glogPrefix puts glog's line header before every line of a strata log:
