@@ -29,8 +29,9 @@ type expectation struct {
 // A wantFile is a parsed .want file: the analyzer it names, if any, and
 // its expectations.
 type wantFile struct {
-	rule string // from a "rule NAME" line; "" when it names none
-	want []expectation
+	rule       string         // from a "rule NAME" line; "" when it names none
+	notApplied *regexp.Regexp // from a "not-applied REGEXP" line; nil when the case applies
+	want       []expectation
 }
 
 // RunWant runs a over the snapshot in dir (a directory under testdata)
@@ -51,7 +52,12 @@ type wantFile struct {
 //	rule NAME
 //
 // (the analyzer the case is for, which RunCases chooses by and RunWant
-// holds a to). Blank lines and lines starting with # are comments. It
+// holds a to), or, alone beside a rule line,
+//
+//	not-applied "REGEXP"
+//
+// (a does not apply, for a reason the regular expression matches, and
+// reports nothing). Blank lines and lines starting with # are comments. It
 // returns the findings, for further checks.
 func RunWant(t *testing.T, dir string, a *analysis.Analyzer) []finding.Finding {
 	t.Helper()
@@ -63,6 +69,12 @@ func RunWant(t *testing.T, dir string, a *analysis.Analyzer) []finding.Finding {
 	fs, na, err := Run(t, dir, a)
 	if err != nil {
 		t.Fatalf("%s over %s: %v", a.Name, dir, err)
+	}
+	if wf.notApplied != nil {
+		if na == "" || !wf.notApplied.MatchString(na) || len(fs) > 0 {
+			t.Errorf("%s over %s: %d findings, not applied %q; want none and a reason matching %q", a.Name, dir, len(fs), na, wf.notApplied)
+		}
+		return fs
 	}
 	if na != "" {
 		t.Fatalf("%s over %s did not apply: %s", a.Name, dir, na)
@@ -123,6 +135,14 @@ func readWant(t testing.TB, file string) wantFile {
 			wf.rule = strings.TrimSpace(name)
 			continue
 		}
+		if quoted, ok := strings.CutPrefix(text, "not-applied "); ok {
+			re, err := parsePattern(quoted)
+			if err != nil || wf.notApplied != nil {
+				t.Fatalf("%s:%d: %q: want one line not-applied \"REGEXP\" at the most (%v)", file, i+1, text, err)
+			}
+			wf.notApplied = re
+			continue
+		}
 		e, err := parseWant(text)
 		if err != nil {
 			t.Fatalf("%s:%d: %v", file, i+1, err)
@@ -130,7 +150,10 @@ func readWant(t testing.TB, file string) wantFile {
 		e.line = i + 1
 		wf.want = append(wf.want, e)
 	}
-	if len(wf.want) == 0 {
+	switch {
+	case wf.notApplied != nil && len(wf.want) > 0:
+		t.Fatalf("%s: a not-applied case wants no finding; found %d expectations", file, len(wf.want))
+	case wf.notApplied == nil && len(wf.want) == 0:
 		t.Fatalf("%s: no expectation: a case that wants nothing says so with a pass line", file)
 	}
 	return wf
@@ -166,14 +189,22 @@ func parseWant(text string) (expectation, error) {
 			return e, fmt.Errorf("id= with no id in %q", text)
 		}
 	}
+	var err error
+	e.msg, err = parsePattern(quoted)
+	return e, err
+}
+
+// parsePattern compiles a Go-quoted regular expression.
+func parsePattern(quoted string) (*regexp.Regexp, error) {
 	pattern, err := strconv.Unquote(strings.TrimSpace(quoted))
 	if err != nil {
-		return e, fmt.Errorf("message pattern %s: want a Go-quoted string", quoted)
+		return nil, fmt.Errorf("message pattern %s: want a Go-quoted string", quoted)
 	}
-	if e.msg, err = regexp.Compile(pattern); err != nil {
-		return e, fmt.Errorf("message pattern: %v", err)
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("message pattern: %v", err)
 	}
-	return e, nil
+	return re, nil
 }
 
 // RunCases runs every case under dir with RunWant, one subtest each, so

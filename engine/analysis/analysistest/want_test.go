@@ -1,6 +1,7 @@
 package analysistest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -81,14 +82,60 @@ func TestCaseAnalyzer(t *testing.T) {
 	}
 }
 
-func TestReadWantRule(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "c.want")
-	if err := os.WriteFile(p, []byte("# a case\nrule runs.parse\npass - \"x\"\n"), 0o644); err != nil {
+// recorder is a testing.TB whose Fatalf records the failure and stops the
+// caller, so a test can check that readWant fails.
+type recorder struct {
+	testing.TB
+	failed string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.failed = fmt.Sprintf(format, args...)
+	panic(r)
+}
+
+// readWantText writes text as a .want file and reads it; failed is the
+// message readWant failed with, "" when it did not.
+func readWantText(t *testing.T, text string) (wf wantFile, failed string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "c.want")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wf := readWant(t, p)
-	if wf.rule != "runs.parse" || len(wf.want) != 1 || wf.want[0].line != 3 {
-		t.Errorf("readWant(rule runs.parse, one pass line) = rule %q, %d expectations; want runs.parse, 1 at line 3", wf.rule, len(wf.want))
+	r := &recorder{TB: t}
+	defer func() {
+		if v := recover(); v != nil {
+			if v != r {
+				panic(v)
+			}
+			failed = r.failed
+		}
+	}()
+	return readWant(r, p), ""
+}
+
+func TestReadWant(t *testing.T) {
+	wf, failed := readWantText(t, "# a case\nrule runs.parse\npass - \"x\"\n")
+	if failed != "" || wf.rule != "runs.parse" || len(wf.want) != 1 || wf.want[0].line != 3 {
+		t.Errorf("readWant(rule runs.parse, one pass line) = rule %q, %d expectations, failed %q; want runs.parse, 1 at line 3", wf.rule, len(wf.want), failed)
+	}
+	wf, failed = readWantText(t, "rule runs.exit\nnot-applied \"no exit status\"\n")
+	if failed != "" || wf.notApplied == nil || !wf.notApplied.MatchString("no exit status recorded") || len(wf.want) != 0 {
+		t.Errorf("readWant(not-applied) = %v, %d expectations, failed %q; want a reason pattern, none", wf.notApplied, len(wf.want), failed)
+	}
+	for _, text := range []string{
+		"",                                       // no expectation
+		"# only a comment\n",                     // no expectation
+		"rule a\nrule b\npass - \"x\"\n",         // two rule lines
+		"not-applied \"x\"\npass - \"y\"\n",      // not applied, yet a finding wanted
+		"not-applied \"x\"\nnot-applied \"y\"\n", // two reasons
+		"not-applied x\n",                        // unquoted
+		"pass - \"(\"\n",                         // bad pattern
+	} {
+		if _, failed := readWantText(t, text); failed == "" {
+			t.Errorf("readWant(%q) did not fail; want it to", text)
+		}
 	}
 }

@@ -306,30 +306,6 @@ func TestInputPromptFileEtcPasswd(t *testing.T) {
 	}
 }
 
-// A folder of logs with no provenance record and no recorded durations
-// gives provenance nothing to check: it says so instead of passing.
-func TestProvenanceNotApplied(t *testing.T) {
-	root := t.TempDir()
-	noErr(t, "os.MkdirAll", os.MkdirAll(filepath.Join(root, "runs"), 0o755))
-	snaptest.Write(t, filepath.Join(root, "runs", "decode.log"),
-		"llama_perf_context_print:        eval time =    6832.30 ms /    22 runs   (  310.56 ms per token,     3.22 tokens per second)\n")
-	snaptest.Write(t, filepath.Join(root, "runs", "decode.json"), `{"cmd": ["llama-completion", "-n", "22"]}`)
-	fs, notApplied, err := analysistest.Run(t, root, provenance.Provenance)
-	noErr(t, "provenance(a folder of logs)", err)
-	if len(fs) != 0 {
-		t.Fatalf("provenance(a folder of logs) = %v; want no finding", fs)
-	}
-	if want := "no provenance record, no run with a recorded duration"; !strings.Contains(notApplied, want) {
-		t.Fatalf("provenance(a folder of logs) not applied %q; want it to contain %q", notApplied, want)
-	}
-
-	// With a duration recorded, it is checked against the tail.
-	snaptest.Write(t, filepath.Join(root, "runs", "decode.json"), `{"cmd": ["llama-completion", "-n", "22"], "duration_s": 2.5}`)
-	const what = "provenance(a log with duration_s 2.5)"
-	d := only(t, what, analysistest.Findings(t, root, provenance.Provenance), "durations")
-	wantFinding(t, what, d, finding.Fail, "decode (duration_s 2.5, tail line 1 logs eval_ms 6832.30 ms)")
-}
-
 // A provenance record that names a path outside the snapshot is data: both
 // rules report it, and nothing of the file is read or printed.
 func TestProvenancePathOutside(t *testing.T) {
