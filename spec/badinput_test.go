@@ -94,6 +94,10 @@ func TestOneBadInputOneRule(t *testing.T) {
 		// (exit 0) before, now a fail at the setting, with the set meant
 		{"kld", `"cold_set": "cold"`, `"cold_set": "cld"`, nil, `names set cld, which PLAN.claims does not declare: pairs with a cold run are not checked; did you mean "cold"?`},
 		{"code", `"note": "the audit looked for 1.36 * gb"`, `"note": 1.36`, nil, "rules.code"},
+		// a misspelt rule name: its settings, or its finding's id, would
+		// be lost in silence; the rule it most likely meant fails
+		{"tf", `"tf": {`, `"tff": {`, []string{"kld"}, `rules.tff: no rule or rule family has this name; did you mean "tf"?`},
+		{"cache.residency", `"cache.residency/evict"`, `"cache.residncy/evict"`, nil, `ids: "cache.residncy/evict" names no rule; did you mean "cache.residency"?`},
 	} {
 		t.Run(tt.rule+" "+tt.new, func(t *testing.T) {
 			rep, line := editAudit(t, "m5", "strataspec.json", tt.old, tt.new, tt.new)

@@ -46,7 +46,8 @@ func LoadLimits(root string, lim snapfs.Limits) (*Context, error) {
 	if err := snap.Spec.CheckUnits(metric.CheckUnit); err != nil {
 		return nil, err
 	}
-	if err := snap.Spec.CheckNames(knownNames(), names.DidYouMean); err != nil {
+	misnamed, err := checkNames(snap.Spec)
+	if err != nil {
 		return nil, err
 	}
 	d := analysis.NewDriver(snap)
@@ -61,7 +62,7 @@ func LoadLimits(root string, lim snapfs.Limits) (*Context, error) {
 	// Runs and records in one map for callers that list metrics; the
 	// inputs keep them apart, so a run named like a record's file replaces
 	// nothing.
-	ctx := &Context{Snap: snap, driver: d, Metrics: make(map[string]*tail.Metrics, len(runMs)+len(recMs))}
+	ctx := &Context{Snap: snap, driver: d, misnamed: misnamed, Metrics: make(map[string]*tail.Metrics, len(runMs)+len(recMs))}
 	for k, v := range runMs {
 		ctx.Metrics[k] = v
 	}
@@ -89,6 +90,63 @@ type Context struct {
 
 	mu     sync.Mutex
 	driver *analysis.Driver
+	// misnamed are the spec file's "rules" and "ids" keys naming no rule,
+	// each with the rule or family it most likely meant (checkNames).
+	misnamed []misnamed
+}
+
+// misnamed is a key of the spec file naming no rule, and the rule or rule
+// family it most likely meant.
+type misnamed struct {
+	meant string
+	err   *checkout.Error
+}
+
+// checkNames checks the spec file's rule names (Spec.CheckNames): a name
+// with a nearest known one is the bad input of that rule (a misspelt
+// "rules" key leaves it without its settings; a misspelt "ids" key, its
+// findings without their id), reported as its fail finding; a name near
+// none is an error.
+func checkNames(spec *checkout.Spec) ([]misnamed, error) {
+	err := spec.CheckNames(knownNames(), names.DidYouMean)
+	if err == nil {
+		return nil, nil
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var out []misnamed
+	for _, e := range errs {
+		ce, ok := errors.AsType[*checkout.Error](e)
+		if !ok {
+			return nil, e
+		}
+		near, ok := names.Closest(ce.Unknown, ce.Known)
+		if !ok {
+			return nil, ce
+		}
+		out = append(out, misnamed{meant: near, err: ce})
+	}
+	return out, nil
+}
+
+// misnamedFindings returns the fail findings of the misnamed keys whose
+// rule (or a rule of whose family, the first) res holds.
+func misnamedFindings(res []analysis.Result, ms []misnamed) []finding.Finding {
+	var out []finding.Finding
+	for _, m := range ms {
+		i := slices.IndexFunc(res, func(r analysis.Result) bool { return r.Analyzer.Name == m.meant })
+		if i < 0 {
+			i = slices.IndexFunc(res, func(r analysis.Result) bool { return strings.HasPrefix(r.Analyzer.Name, m.meant+".") })
+		}
+		if i < 0 {
+			continue
+		}
+		out = append(out, finding.Finding{Rule: res[i].Analyzer.Name, Severity: finding.Fail, Check: BadInput, File: m.err.File, Line: m.err.Line,
+			Message: m.err.Msg, Fix: "name the rule as strataspec knows it (-list lists the rules)"})
+	}
+	return out
 }
 
 // Driver returns the context's analysis driver, which keeps every input
@@ -254,6 +312,10 @@ func (c *Context) Run(as ...*analysis.Analyzer) ([]analysis.Result, error) {
 		}
 	}
 	failures(res, failed)
+	for _, f := range misnamedFindings(res, c.misnamed) {
+		i := slices.IndexFunc(res, func(r analysis.Result) bool { return r.Analyzer.Name == f.Rule })
+		res[i].Findings = append(slices.Clip(res[i].Findings), f)
+	}
 	return res, nil
 }
 

@@ -988,26 +988,33 @@ func Load(fsys *snapfs.FS) (*Spec, error) {
 // known lists the rules and the rule families ("cache" for cache.*). A
 // misspelt key would otherwise leave a rule without its settings, or a
 // finding without its id, in silence; the error names the nearest known
-// name (suggest, engine/names' DidYouMean, gives it; nil for none).
+// name (suggest, engine/names' DidYouMean, gives it; nil for none). Every
+// such name is an *Error (joined, errors.Join), its Unknown the name as
+// written (the rule part of an ids key) and Known the names given; the
+// message has the suggestion already, so Suggest stays empty.
 func (s *Spec) CheckNames(known []string, suggest func(name string, known []string) string) error {
 	if suggest == nil {
 		suggest = func(string, []string) string { return "" }
 	}
+	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(s.Rules)) {
 		if strings.HasPrefix(name, "_") {
 			continue // set aside: "_parity" keeps settings a rule does not read
 		}
 		if !slices.Contains(known, name) {
-			return s.RuleErrorf(name, "no rule or rule family has this name%s", suggest(name, known))
+			e := s.RuleErrorf(name, "no rule or rule family has this name%s", suggest(name, known)).(*Error)
+			e.Unknown, e.Known = name, known
+			errs = append(errs, e)
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(s.IDs)) {
 		rule, _, _ := strings.Cut(key, "/")
 		if !slices.Contains(known, rule) {
-			return &Error{File: s.Path, Line: s.lineOfKey(key), Msg: fmt.Sprintf("ids: %q names no rule%s", key, suggest(rule, known))}
+			errs = append(errs, &Error{File: s.Path, Line: s.lineOfKey(key), Msg: fmt.Sprintf("ids: %q names no rule%s", key, suggest(rule, known)),
+				Unknown: rule, Known: known})
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Mentions reports whether a rule's settings name key as the first part of
