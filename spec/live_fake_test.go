@@ -235,7 +235,8 @@ func fakeLlamaRun(t *testing.T, name string) (string, liveRun) {
 func fakeLlamaConfig(count map[string]int) liveConfig {
 	return liveConfig{
 		timeout: 2 * time.Minute, minimum: time.Second, every: 20 * time.Millisecond,
-		tol: 0, strict: true, progress: testing.Verbose(), pass: []string{livetest.EnvReplay}, fake: true, // tol: the checkout's live.tolerance
+		// no tol: rerunCheckout takes the checkout's live.tolerance
+		strict: true, progress: testing.Verbose(), pass: []string{livetest.EnvReplay}, fake: true,
 		before: func(t *testing.T, i int, lr liveRun) {
 			if count != nil {
 				count[lr.run.Parser]++
@@ -255,8 +256,8 @@ func fakeLlamaConfig(count map[string]int) liveConfig {
 // started with the recorded argv and environment. Token counts and the
 // other deterministic metrics (a bench row's printed model size and
 // parameter count among them) must come back exactly, the measured ones
-// within the 15 % drift (the default live.tolerance); every llama-cli and llama-bench run must have been
-// re-run, none skipped.
+// within the 15 % drift (the default live.tolerance); every llama-cli and
+// llama-bench run must have been re-run, none skipped.
 func TestLiveFakeLlamaCpp(t *testing.T) {
 	dir, _ := fakeLlamaCheckout(t)
 	t.Setenv(envCheckout, dir)
