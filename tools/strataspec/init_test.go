@@ -10,38 +10,56 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/strataspec/strataspec/engine/audit"
 	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
 func TestInit(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "runs"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "runs", "a.log"), []byte("llama_perf_context_print: load time = 1.00 ms\n"), 0o644))
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	snaptest.Write(t, filepath.Join(dir, "runs", "a.log"), "llama_perf_context_print: load time = 1.00 ms\n")
+	spec := filepath.Join(dir, checkout.File)
 	var stdout, stderr bytes.Buffer
-	code := run(&stdout, &stderr, []string{"-init", dir})
-	require.Equal(t, 0, code, "stderr: %s", stderr.String())
-	assert.Contains(t, stdout.String(), "runs/*.log", "it says what it guessed")
-	b, err := os.ReadFile(filepath.Join(dir, checkout.File))
-	require.NoError(t, err)
-	s, err := checkout.Parse(checkout.File, b)
-	require.NoError(t, err)
-	assert.Equal(t, "runs/*.log", s.Logs[0].Glob)
+	if code := run(&stdout, &stderr, []string{"-init", dir}); code != 0 {
+		t.Fatalf("-init %s = exit %d; want 0; stderr: %s", dir, code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "runs/*.log") {
+		t.Errorf("-init %s printed %q; want it to say what it guessed, runs/*.log", dir, stdout.String())
+	}
+	s, err := checkout.Parse(checkout.File, []byte(snaptest.Read(t, spec)))
+	if err != nil {
+		t.Fatalf("Parse(the spec file -init wrote): %v", err)
+	}
+	if len(s.Logs) != 1 || s.Logs[0].Glob != "runs/*.log" {
+		t.Errorf("-init's spec file logs = %+v; want one, runs/*.log", s.Logs)
+	}
 
 	// A second -init refuses to overwrite, and leaves the file as it was.
 	stdout.Reset()
 	stderr.Reset()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, checkout.File), []byte("{}\n"), 0o644))
-	code = run(&stdout, &stderr, []string{"-init", dir})
-	assert.Equal(t, 2, code)
-	assert.True(t, strings.Contains(stderr.String(), "already exists"), "stderr: %s", stderr.String())
-	b, _ = os.ReadFile(filepath.Join(dir, checkout.File))
-	assert.Equal(t, "{}\n", string(b))
-	entries, _ := os.ReadDir(dir)
-	assert.Len(t, entries, 2, "no temporary file left behind")
+	snaptest.Write(t, spec, "{}\n")
+	if code := run(&stdout, &stderr, []string{"-init", dir}); code != 2 || !strings.Contains(stderr.String(), "already exists") {
+		t.Errorf("-init over a spec file = exit %d, stderr %q; want 2 saying it already exists", code, stderr.String())
+	}
+	if got := snaptest.Read(t, spec); got != "{}\n" {
+		t.Errorf("spec file after a refused -init = %q; want it as it was, %q", got, "{}\n")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("%s after a refused -init holds %q; want runs and %s only: no temporary file left behind", dir, names, checkout.File)
+	}
 }
 
 // TestInitNeverReplacesALink: a spec file that is a link (to a file outside,
@@ -49,31 +67,56 @@ func TestInit(t *testing.T) {
 // (0644), not private.
 func TestInitNeverReplacesALink(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, os.Symlink("/nonexistent/strataspec.json", filepath.Join(dir, checkout.File)))
+	const dangling = "/nonexistent/strataspec.json"
+	if err := os.Symlink(dangling, filepath.Join(dir, checkout.File)); err != nil {
+		t.Fatal(err)
+	}
 	var stdout, stderr bytes.Buffer
-	assert.Equal(t, 2, run(&stdout, &stderr, []string{"-init", dir}))
-	target, err := os.Readlink(filepath.Join(dir, checkout.File))
-	require.NoError(t, err, "the link is still there")
-	assert.Equal(t, "/nonexistent/strataspec.json", target)
+	if code := run(&stdout, &stderr, []string{"-init", dir}); code != 2 {
+		t.Errorf("-init over a spec file linked to nothing = exit %d; want 2; stderr: %s", code, stderr.String())
+	}
+	if target, err := os.Readlink(filepath.Join(dir, checkout.File)); err != nil || target != dangling {
+		t.Errorf("spec file link after -init = %q, %v; want the link to %s still there", target, err, dangling)
+	}
 
 	dir = t.TempDir()
-	require.Equal(t, 0, run(&stdout, &stderr, []string{"-init", dir}), stderr.String())
+	if code := run(&stdout, &stderr, []string{"-init", dir}); code != 0 {
+		t.Fatalf("-init %s = exit %d; want 0; stderr: %s", dir, code, stderr.String())
+	}
 	st, err := os.Stat(filepath.Join(dir, checkout.File))
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Mode().Perm(); got != 0o644 {
+		t.Errorf("-init's spec file mode = %v; want %v", got, os.FileMode(0o644))
+	}
 }
 
 func TestListFormats(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	require.Equal(t, 0, run(&stdout, &stderr, []string{"-list", "-format", "json"}), stderr.String())
-	var rules []struct{ Name, Doc string }
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rules))
-	require.Equal(t, len(audit.Names()), len(rules))
-	for _, r := range rules {
-		assert.NotEmpty(t, r.Doc, "rule %s has a doc line", r.Name)
+	if code := run(&stdout, &stderr, []string{"-list", "-format", "json"}); code != 0 {
+		t.Fatalf("-list -format json = exit %d; want 0; stderr: %s", code, stderr.String())
 	}
+	var rules []struct{ Name, Doc string }
+	if err := json.Unmarshal(stdout.Bytes(), &rules); err != nil {
+		t.Fatalf("-list -format json output does not parse: %v\n%s", err, stdout.String())
+	}
+	var names []string
+	for _, r := range rules {
+		names = append(names, r.Name)
+		if r.Doc == "" {
+			t.Errorf("-list -format json: rule %s has no doc line", r.Name)
+		}
+	}
+	if diff := cmp.Diff(audit.Names(), names); diff != "" {
+		t.Errorf("-list -format json rule names mismatch audit.Names() (-want +got):\n%s", diff)
+	}
+	// A format -list cannot print is refused, naming it, and nothing is listed.
 	stdout.Reset()
-	assert.Equal(t, 2, run(&stdout, &stderr, []string{"-list", "-format", "sarif"}), "a format -list cannot print is refused")
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"-list", "-format", "sarif"}); code != 2 || stdout.Len() != 0 || !strings.Contains(stderr.String(), `"sarif"`) {
+		t.Errorf("-list -format sarif = exit %d, stdout %q, stderr %q; want exit 2, nothing listed, naming \"sarif\"", code, stdout.String(), stderr.String())
+	}
 }
 
 func TestInitWriteErrorNamesTheSpecFile(t *testing.T) {

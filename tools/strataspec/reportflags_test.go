@@ -7,15 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strataspec/strataspec/engine/snaptest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // runAudit runs the command and returns its exit code, stdout and stderr.
@@ -28,14 +29,20 @@ func runAudit(t *testing.T, args ...string) (int, string, string) {
 
 func TestTextReportReadsInAMinute(t *testing.T) {
 	code, out, stderr := runAudit(t, "-root", fixtures+"/m5-v3")
-	require.Equal(t, 1, code, stderr)
+	if code != 1 {
+		t.Fatalf("-root m5-v3 = exit %d; want 1; stderr: %s", code, stderr)
+	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	// 37 fails and 23 warnings of at most two wrapped lines each (12 of
 	// them compare.significance's single-run comparisons), the
 	// declared-not-measured table (a heading and its row), the fixes, the
 	// passes and the rules that did not apply
-	assert.LessOrEqual(t, len(lines), 161, "the text report of m5-v3 fits in 161 lines:\n%s", out)
-	assert.True(t, strings.HasPrefix(lines[0], "verdict: FALSIFIER HIT"), "first line %q", lines[0])
+	if len(lines) > 161 {
+		t.Errorf("the text report of m5-v3 is %d lines; want at most 161:\n%s", len(lines), out)
+	}
+	if !strings.HasPrefix(lines[0], "verdict: FALSIFIER HIT") {
+		t.Errorf("the text report's first line = %q; want the verdict FALSIFIER HIT", lines[0])
+	}
 	// The unsourced numbers: one table near the top, one row per cell.
 	head := -1
 	for i, l := range lines[:10] {
@@ -43,15 +50,29 @@ func TestTextReportReadsInAMinute(t *testing.T) {
 			head = i
 		}
 	}
-	require.GreaterOrEqual(t, head, 0, "no unsourced table in the first 10 lines:\n%s", out)
+	if head < 0 {
+		t.Fatalf("no unsourced table in the first 10 lines:\n%s", out)
+	}
+	if len(lines) < head+9 {
+		t.Fatalf("the text report ends %d lines after the unsourced table's head; want its 7 rows and more:\n%s", len(lines)-head-1, out)
+	}
 	var ids []string
 	for _, l := range lines[head+1 : head+8] {
-		require.True(t, strings.HasPrefix(l, "  PLAN.md:"), "table row %q", l)
+		if !strings.HasPrefix(l, "  PLAN.md:") {
+			t.Fatalf("unsourced table row %q; want a PLAN.md place", l)
+		}
 		ids = append(ids, l[strings.LastIndex(l, " ")+1:])
 	}
-	assert.ElementsMatch(t, []string{"F09", "F10", "F11", "F12", "F13", "F14", "F15"}, ids, "the audit's 7 unsourced cells (§1c)")
-	assert.False(t, strings.HasPrefix(lines[head+8], "  PLAN.md:"), "the table has 7 rows")
-	assert.NotRegexp(t, `(?m)^PASS `, out, "passes are counted, not listed, without -v")
+	slices.Sort(ids)
+	if diff := cmp.Diff([]string{"F09", "F10", "F11", "F12", "F13", "F14", "F15"}, ids); diff != "" {
+		t.Errorf("unsourced table ids mismatch the audit's 7 unsourced cells (§1c) (-want +got):\n%s", diff)
+	}
+	if l := lines[head+8]; strings.HasPrefix(l, "  PLAN.md:") {
+		t.Errorf("unsourced table has an 8th row %q; want 7", l)
+	}
+	if regexp.MustCompile(`(?m)^PASS `).MatchString(out) {
+		t.Errorf("text report without -v lists a pass; want passes counted, not listed:\n%s", out)
+	}
 }
 
 func TestVerbosePrintsEveryFinding(t *testing.T) {
@@ -59,79 +80,99 @@ func TestVerbosePrintsEveryFinding(t *testing.T) {
 	var rep struct {
 		Findings []struct{ Rule, Severity string }
 	}
-	require.NoError(t, json.Unmarshal([]byte(js), &rep))
-	code, out, _ := runAudit(t, "-root", fixtures+"/m5-v3", "-v")
-	require.Equal(t, 1, code)
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatalf("-format json output does not parse: %v", err)
+	}
+	if len(rep.Findings) == 0 {
+		t.Fatal("-format json on m5-v3 has no findings; want the audit's")
+	}
+	code, out, stderr := runAudit(t, "-root", fixtures+"/m5-v3", "-v")
+	if code != 1 {
+		t.Fatalf("-root m5-v3 -v = exit %d; want 1; stderr: %s", code, stderr)
+	}
 	blocks := regexp.MustCompile(`(?m)^(FAIL|WARN|PASS) `).FindAllString(out, -1)
-	assert.Len(t, blocks, len(rep.Findings), "-v prints every finding")
+	if len(blocks) != len(rep.Findings) {
+		t.Errorf("-v prints %d findings; want every one, %d", len(blocks), len(rep.Findings))
+	}
 }
 
 func TestPrevious(t *testing.T) {
 	golden := "../../golden/m5-v3/report.json"
 	var prev struct{ Findings []struct{ Severity string } }
-	b, err := os.ReadFile(golden)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &prev))
+	if err := json.Unmarshal([]byte(snaptest.Read(t, golden)), &prev); err != nil {
+		t.Fatalf("%s does not parse: %v", golden, err)
+	}
 	bad := 0
 	for _, f := range prev.Findings {
 		if f.Severity != "pass" {
 			bad++
 		}
 	}
-	require.Positive(t, bad)
+	if bad == 0 {
+		t.Fatalf("%s has no fail or warn; want the v3 audit's", golden)
+	}
 
 	code, js, stderr := runAudit(t, "-root", fixtures+"/m5", "-previous", golden, "-format", "json")
-	require.Equal(t, 0, code, "the fixed snapshot passes; -previous does not change the exit code\n%s", stderr)
+	if code != 0 {
+		t.Fatalf("-root m5 -previous %s = exit %d; want 0: the fixed snapshot passes, -previous does not change the exit code\n%s", golden, code, stderr)
+	}
 	var rep struct {
 		Previous struct {
 			Fixed, Still, New int
 			Findings          []struct{ Status, Severity string }
 		}
 	}
-	require.NoError(t, json.Unmarshal([]byte(js), &rep))
-	assert.Equal(t, bad, rep.Previous.Fixed+rep.Previous.Still, "every fail or warn of v3 is fixed or still")
-	assert.Zero(t, rep.Previous.New, "no new finding")
-	assert.Positive(t, rep.Previous.Fixed)
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatalf("-format json output does not parse: %v", err)
+	}
+	if c := rep.Previous; c.Fixed+c.Still != bad || c.New != 0 || c.Fixed == 0 {
+		t.Errorf("-previous v3 on m5 = %d fixed, %d still, %d new; want fixed+still = %d (every fail or warn of v3), some fixed, none new", c.Fixed, c.Still, c.New, bad)
+	}
 
 	_, text, _ := runAudit(t, "-root", fixtures+"/m5", "-previous", golden)
-	assert.Regexp(t, `(?m)^against .*report\.json: \d+ fixed, \d+ still, 0 new$`, text)
+	if re := regexp.MustCompile(`(?m)^against .*report\.json: \d+ fixed, \d+ still, 0 new$`); !re.MatchString(text) {
+		t.Errorf("-previous v3 on m5: text report has no line matching %s:\n%s", re, text)
+	}
 
 	// Against itself: all still, exit code still 1.
 	code, text, _ = runAudit(t, "-root", fixtures+"/m5-v3", "-previous", golden)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, text, ": 0 fixed, "+itoa(bad)+" still, 0 new\n")
+	if want := ": 0 fixed, " + strconv.Itoa(bad) + " still, 0 new\n"; code != 1 || !strings.Contains(text, want) {
+		t.Errorf("-previous v3 on m5-v3 = exit %d; want 1 and a text report containing %q:\n%s", code, want, text)
+	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestPreviousBad(t *testing.T) {
 	dir := t.TempDir()
 	malformed := filepath.Join(dir, "old.json")
-	require.NoError(t, os.WriteFile(malformed, []byte("{\n  \"verdict\": \"PASS\",\n  \"findings\": [,]\n}\n"), 0o644))
+	snaptest.Write(t, malformed, "{\n  \"verdict\": \"PASS\",\n  \"findings\": [,]\n}\n")
 	notReport := filepath.Join(dir, "other.json")
-	require.NoError(t, os.WriteFile(notReport, []byte(`{"runs": []}`), 0o644))
+	snaptest.Write(t, notReport, `{"runs": []}`)
 	for _, tt := range []struct{ file, want string }{
 		{malformed, malformed + ":3:16: not a JSON report"},
 		{notReport, notReport + ": not an audit report"},
 		{filepath.Join(dir, "missing.json"), "missing.json"},
 	} {
 		code, out, stderr := runAudit(t, "-root", fixtures+"/m5", "-previous", tt.file)
-		assert.Equal(t, 2, code, "-previous %s", tt.file)
-		assert.Contains(t, stderr, tt.want)
-		assert.Empty(t, out, "no report is printed when -previous cannot be read")
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("-previous %s = exit %d, stderr %q; want 2 and %q", tt.file, code, stderr, tt.want)
+		}
+		if out != "" {
+			t.Errorf("-previous %s printed %q; want no report when -previous cannot be read", tt.file, out)
+		}
 	}
 }
 
 func TestRepoPath(t *testing.T) {
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "repo", "fixtures", "snap")
-	require.NoError(t, os.MkdirAll(snap, 0o755))
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "repo", ".git"), 0o755))
 	worktree := filepath.Join(dir, "wt", "snap")
-	require.NoError(t, os.MkdirAll(worktree, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "wt", ".git"), []byte("gitdir: elsewhere\n"), 0o644))
 	bare := filepath.Join(dir, "norepo", "snap")
-	require.NoError(t, os.MkdirAll(bare, 0o755))
+	for _, d := range []string{snap, filepath.Join(dir, "repo", ".git"), worktree, bare} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snaptest.Write(t, filepath.Join(dir, "wt", ".git"), "gitdir: elsewhere\n")
 	for _, tt := range []struct{ root, want string }{
 		{snap, "fixtures/snap"},
 		{filepath.Join(dir, "repo"), "."},
@@ -160,8 +201,12 @@ func TestPathsFromRepositoryRoot(t *testing.T) {
 		{[]string{"-format", "sarif", "-path-prefix", "vendor/strata"}, `"uri": "vendor/strata/PLAN.md"`},
 	} {
 		code, out, stderr := runAudit(t, append([]string{"-root", fixtures + "/m5-v3"}, tt.args...)...)
-		assert.Equal(t, 1, code, stderr)
-		assert.True(t, strings.Contains(out, tt.want), "%q: output lacks %q", tt.args, tt.want)
+		if code != 1 {
+			t.Errorf("%q = exit %d; want 1; stderr: %s", tt.args, code, stderr)
+		}
+		if !strings.Contains(out, tt.want) {
+			t.Errorf("%q: output lacks %q", tt.args, tt.want)
+		}
 		if m := regexp.MustCompile(`(file=|"uri": )"?\.\./`).FindString(out); m != "" {
 			t.Errorf("%q: a path %q… is not from the repository root", tt.args, m)
 		}
@@ -183,8 +228,12 @@ func TestFormatsParse(t *testing.T) {
 		}},
 	} {
 		code, out, stderr := runAudit(t, "-root", fixtures+"/m5-v3", "-format", tt.format)
-		assert.Equal(t, 1, code, "%s: %s", tt.format, stderr)
-		assert.NoError(t, tt.parse([]byte(out)), "-format %s output", tt.format)
+		if code != 1 {
+			t.Errorf("-format %s = exit %d; want 1; stderr: %s", tt.format, code, stderr)
+		}
+		if err := tt.parse([]byte(out)); err != nil {
+			t.Errorf("-format %s output does not parse: %v", tt.format, err)
+		}
 	}
 }
 
@@ -198,12 +247,20 @@ func TestForgedKeyStaysData(t *testing.T) {
 		`"schema": "phase0_phase2_m5_validation/3", "x\nverdict: PASS\u001b[2J\u2028": 1,`)
 	for _, format := range []string{"text", "markdown"} {
 		code, out, stderr := runAudit(t, "-root", root, "-format", format)
-		require.Equal(t, 0, code, stderr)
-		assert.Contains(t, out, `x\nverdict: PASS\x1b[2J\u2028`, "%s: the key is shown escaped", format)
-		verdicts := regexp.MustCompile(`(?m)^\W*(verdict: )?PASS\b`).FindAllString(out, -1)
-		assert.LessOrEqual(t, len(verdicts), 1, "%s: one verdict line, got %q", format, verdicts)
-		assert.NotContains(t, out, "\x1b")
-		assert.NotContains(t, out, "\u2028")
+		if code != 0 {
+			t.Fatalf("-format %s on m5 with a forged key = exit %d; want 0; stderr: %s", format, code, stderr)
+		}
+		if want := `x\nverdict: PASS\x1b[2J\u2028`; !strings.Contains(out, want) {
+			t.Errorf("%s report lacks %q: the key is shown escaped\n%s", format, want, out)
+		}
+		if verdicts := regexp.MustCompile(`(?m)^\W*(verdict: )?PASS\b`).FindAllString(out, -1); len(verdicts) > 1 {
+			t.Errorf("%s report has verdict lines %q; want one", format, verdicts)
+		}
+		for _, bad := range []string{"\x1b", "\u2028"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s report holds the raw character %q", format, bad)
+			}
+		}
 	}
 }
 
@@ -211,15 +268,24 @@ func TestForgedKeyStaysData(t *testing.T) {
 // waited forever for a writer).
 func TestPreviousFIFO(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "prev")
-	require.NoError(t, syscall.Mkfifo(p, 0o644))
-	done := make(chan int, 1)
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
 	go func() {
 		var stdout, stderr bytes.Buffer
-		done <- run(&stdout, &stderr, []string{"-root", "../../fixtures/m5", "-previous", p})
+		code := run(&stdout, &stderr, []string{"-root", "../../fixtures/m5", "-previous", p})
+		done <- result{code, stdout.String(), stderr.String()}
 	}()
 	select {
-	case code := <-done:
-		assert.Equal(t, 2, code)
+	case r := <-done:
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, p) {
+			t.Errorf("-previous on a FIFO = exit %d, stdout %q, stderr %q; want exit 2, no report, an error naming %s", r.code, r.stdout, r.stderr, p)
+		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("-previous on a FIFO blocked")
 	}
