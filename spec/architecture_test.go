@@ -408,30 +408,6 @@ func TestSuggestBesideProgram(t *testing.T) {
 	}
 }
 
-// testifyImporters are the Go files still importing testify while the
-// conversion to the standard library's assertion style (issue 20, Build 3)
-// lands: engine/ and tools/ are converted by another change. An entry that
-// no longer imports it is logged, not failed, so that change lands; the
-// list goes when it is empty.
-var testifyImporters = map[string]bool{
-	"engine/archive/archive_test.go":       true,
-	"engine/archive/open_test.go":          true,
-	"engine/checkout/checkout_test.go":     true,
-	"engine/facts/recorded_test.go":        true,
-	"engine/facts/results_test.go":         true,
-	"engine/facts/source_test.go":          true,
-	"engine/report/html_test.go":           true,
-	"engine/report/junit_test.go":          true,
-	"engine/report/previous_test.go":       true,
-	"engine/report/report_test.go":         true,
-	"engine/report/sarif_test.go":          true,
-	"engine/report/text_test.go":           true,
-	"engine/source/source_test.go":         true,
-	"engine/tables/tables_test.go":         true,
-	"tools/strataspec/init_test.go":        true,
-	"tools/strataspec/reportflags_test.go": true,
-}
-
 // TestNoTestify: the repository's tests assert in one style, the standard
 // library's (if got != want { t.Errorf("f(%q) = %v; want %v", ...) },
 // go-cmp's cmp.Diff for structures, t.Fatalf for setup): no Go file imports
@@ -439,7 +415,7 @@ var testifyImporters = map[string]bool{
 func TestNoTestify(t *testing.T) {
 	root := snaptest.Root()
 	fset := token.NewFileSet()
-	still := map[string]bool{}
+	files := 0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -454,15 +430,12 @@ func TestNoTestify(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		files++
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		for _, im := range f.Imports {
 			path, _ := strconv.Unquote(im.Path.Value)
 			if path != "github.com/stretchr/testify" && !strings.HasPrefix(path, "github.com/stretchr/testify/") {
-				continue
-			}
-			if testifyImporters[rel] {
-				still[rel] = true
 				continue
 			}
 			t.Errorf("%s:%d: imports %s; assert in the standard library's style (t.Errorf with got and want, cmp.Diff, t.Fatalf for setup)", rel, fset.Position(im.Pos()).Line, path)
@@ -472,10 +445,8 @@ func TestNoTestify(t *testing.T) {
 	if err != nil {
 		t.Fatalf("walking %s: %v", root, err)
 	}
-	for rel := range testifyImporters {
-		if !still[rel] {
-			t.Logf("%s no longer imports testify: drop it from testifyImporters", rel)
-		}
+	if files == 0 {
+		t.Fatalf("walking %s found no Go file; want the repository's", root)
 	}
 }
 
