@@ -102,7 +102,7 @@ func readWantText(t *testing.T, text string) (wf wantFile, failed string) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "c.want")
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
+		t.Fatalf("writing %s: %v", p, err)
 	}
 	r := &recorder{TB: t}
 	defer func() {

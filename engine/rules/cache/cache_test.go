@@ -129,7 +129,7 @@ func TestErrors(t *testing.T) {
 func TestNotApplied(t *testing.T) {
 	rep, err := audited(t, edit{spec, `"cache": {`, `"_cache": {`})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("cache without settings: %v", err)
 	}
 	if len(rep.Findings) != 0 || len(rep.Summary.NotApplied) != 2 || !strings.Contains(rep.Summary.NotApplied[0].Reason, "no page-cache probe declared") {
 		t.Errorf("audit without rules.cache = findings %v, not applied %+v; want none, both rules not applied", rep.Findings, rep.Summary.NotApplied)

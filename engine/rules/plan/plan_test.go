@@ -51,7 +51,7 @@ func gateFacts(t *testing.T, planText, claimsText string) *analysis.Driver {
 	dir := t.TempDir()
 	for name, text := range map[string]string{"PLAN.md": planText, "PLAN.claims": claimsText} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
+			t.Fatalf("writing %s: %v", name, err)
 		}
 	}
 	run := func(name, moce string) *archive.Run {
@@ -85,7 +85,7 @@ func lines(fs []finding.Finding) []string {
 func TestPlanRules(t *testing.T) {
 	res, err := gateFacts(t, gatePlan, gateClaims).Run(Analyzers())
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("plan rules over the gate plan: %v", err)
 	}
 	var got []string
 	for _, r := range res {
@@ -116,7 +116,7 @@ func TestPlanRules(t *testing.T) {
 func TestPlanRulesMissingInput(t *testing.T) {
 	set := gateFacts(t, gatePlan, gateClaims)
 	if err := os.Remove(filepath.Join(set.Snapshot().Root, "PLAN.md")); err != nil {
-		t.Fatal(err)
+		t.Fatalf("removing PLAN.md: %v", err)
 	}
 	res, err := set.Run(Analyzers())
 	if err != nil {
@@ -130,7 +130,7 @@ func TestPlanRulesMissingInput(t *testing.T) {
 
 	set = gateFacts(t, gatePlan, gateClaims)
 	if err := os.Remove(filepath.Join(set.Snapshot().Root, "PLAN.claims")); err != nil {
-		t.Fatal(err)
+		t.Fatalf("removing PLAN.claims: %v", err)
 	}
 	res, err = set.Run(Analyzers())
 	if err != nil {

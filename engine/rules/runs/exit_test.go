@@ -17,11 +17,11 @@ func exitFindings(t *testing.T, root string) (notApplied string, out []finding.F
 	t.Helper()
 	snap, err := archive.Load(root, format.For)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("archive.Load(%s): %v", root, err)
 	}
 	res, err := analysis.NewDriver(snap).Run([]*analysis.Analyzer{Exit})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("runs.exit over %s: %v", root, err)
 	}
 	for _, f := range res[0].Findings {
 		if f.Severity != finding.Pass {

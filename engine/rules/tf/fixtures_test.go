@@ -35,11 +35,11 @@ func runRule(t *testing.T, name string, c *audit.Context) []finding.Finding {
 	t.Helper()
 	sel, err := audit.Select(name)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("audit.Select(%q): %v", name, err)
 	}
 	rep, err := audit.RunSelection(c, sel)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("audit.RunSelection(%s): %v", name, err)
 	}
 	return rep.Findings
 }
@@ -178,7 +178,7 @@ func TestTFBrokenInputs(t *testing.T) {
 			path := filepath.Join(root, "data/m5_val_prompts/eval_tf_96tok_chat_json.txt")
 			data, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("reading %s: %v", path, err)
 			}
 			// Drop the first id (<|im_start|>).
 			cut, ok := strings.CutPrefix(string(data), "248045 ")
@@ -186,7 +186,7 @@ func TestTFBrokenInputs(t *testing.T) {
 				t.Fatalf("%s does not start with <|im_start|> (248045)", path)
 			}
 			if err := os.WriteFile(path, []byte(cut), 0o644); err != nil {
-				t.Fatal(err)
+				t.Fatalf("writing %s: %v", path, err)
 			}
 		}, "no teacher-forcing layout"},
 		// came from review: an id past the vocabulary in the scored span was
@@ -234,12 +234,12 @@ func TestTFCaveatRemoved(t *testing.T) {
 	planPath := filepath.Join(root, "PLAN.md")
 	data, err := os.ReadFile(planPath)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("reading %s: %v", planPath, err)
 	}
 	cut := strings.ReplaceAll(string(data), "(kld-sample-size)", "(removed)")
 	cut = strings.ReplaceAll(cut, "(tf-domain-label)", "(removed-too)")
 	if err := os.WriteFile(planPath, []byte(cut), 0o644); err != nil {
-		t.Fatal(err)
+		t.Fatalf("writing %s: %v", planPath, err)
 	}
 	c := tfContext(t, root)
 	got := tally(append(runRule(t, "tf", c), runRule(t, "kld", c)...))
@@ -258,7 +258,7 @@ func TestTFClaimPlace(t *testing.T) {
 	planPath := filepath.Join(root, "PLAN.md")
 	data, err := os.ReadFile(planPath)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("reading %s: %v", planPath, err)
 	}
 	decoy := "Teacher-forcing files hold a user turn, the assistant header and the scored assistant tokens, as\n"
 	text := strings.Replace(string(data), decoy, "Runs take `--n-prompt` and report `eval_tokens`.\n\n"+decoy, 1)
@@ -266,7 +266,7 @@ func TestTFClaimPlace(t *testing.T) {
 		t.Fatal("fixtures/m5/PLAN.md: no #20 paragraph to put the decoy before")
 	}
 	if err := os.WriteFile(planPath, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
+		t.Fatalf("writing %s: %v", planPath, err)
 	}
 	macroLine := 0
 	for i, l := range strings.Split(text, "\n") {
@@ -288,7 +288,7 @@ func TestTFClaimPlace(t *testing.T) {
 	// Without a claims table there is no bound quote: the finding names
 	// PLAN.md without a line, and a caveat anywhere in PLAN counts.
 	if err := os.Remove(filepath.Join(root, "PLAN.claims")); err != nil {
-		t.Fatal(err)
+		t.Fatalf("removing PLAN.claims: %v", err)
 	}
 	c = tfContext(t, root)
 	n := 0
@@ -325,12 +325,12 @@ func TestTFUnreadableInput(t *testing.T) {
 	for _, tt := range tests {
 		root := snaptest.CopyFixture(t, "m5")
 		if err := tt.change(root); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: changing the snapshot: %v", tt.name, err)
 		}
 		for _, name := range []string{"tf", "kld"} {
 			sel, err := audit.Select(name)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("audit.Select(%q): %v", name, err)
 			}
 			_, err = audittest.RunSelection(tfContext(t, root), sel)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -344,11 +344,11 @@ func appendTo(t *testing.T, path, text string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("opening %s: %v", path, err)
 	}
 	defer f.Close()
 	if _, err := f.WriteString(text); err != nil {
-		t.Fatal(err)
+		t.Fatalf("appending to %s: %v", path, err)
 	}
 }
 
