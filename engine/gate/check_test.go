@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/strataspec/strataspec/engine/claims/eval"
 	"github.com/strataspec/strataspec/engine/claims/eval/evaltest"
 	"github.com/strataspec/strataspec/engine/plan"
 )
@@ -125,10 +124,7 @@ func TestMeasurement(t *testing.T) {
 // targets, and skips that named nothing).
 func TestHeadingPlaces(t *testing.T) {
 	doc := plan.Parse("PLAN.md", []byte("# Inference plan — design targets\n\n10 tok/s\n\n## 1. Runs\n\n### Warm runs\n\n9.5 tok/s\n"))
-	tests := []struct {
-		line    string
-		missing bool
-	}{
+	checkPlaces(t, doc, []placeCase{
 		{"skip Inference plan — design targets", false},
 		{"skip inference plan —  design targets", false},
 		{"skip §1 > Warm runs", false},
@@ -138,18 +134,7 @@ func TestHeadingPlaces(t *testing.T) {
 		{"skip #1", true},
 		{"skip §1.0", true},
 		{"skip Design targets", true},
-	}
-	for _, tt := range tests {
-		tb := evaltest.Parse("PLAN.claims", tt.line+"\n")
-		if err := tb.Err(); err != nil {
-			t.Errorf("Parse(%q) = %v; want no error", tt.line, err)
-			continue
-		}
-		res := Check(doc, tb, eval.NewEnv(tb, nil, nil, nil))
-		if got := len(res.MissingSections) == 1 && res.MissingSections[0].Line == 1; got != tt.missing {
-			t.Errorf("Check(%q) missing = %v (%+v); want %v", tt.line, got, res.MissingSections, tt.missing)
-		}
-	}
+	})
 	if err := evaltest.Parse("PLAN.claims", "skip 1.3 Targets\n").Err(); err == nil || !strings.Contains(err.Error(), "PLAN.claims:1") {
 		t.Errorf("Parse(skip 1.3 Targets) error = %v; want a syntax error at PLAN.claims:1", err)
 	}

@@ -94,6 +94,10 @@ type reader struct {
 	// consulted once per rule, not once per line.
 	marked    [maxRules]bool
 	markedSet *ruleSet
+	// text is the tail read, for the hint a missing line may carry
+	// (prefixHint); "" when the parser sets none.
+	text   string
+	hinted bool // a missing line already carries the hint
 }
 
 // maxRules bounds a rule set's size (the reader marks rules in an array).
@@ -208,9 +212,38 @@ func (r *reader) add(line int, name, text, unit string) {
 func (r *reader) require(keys ...string) {
 	for _, k := range keys {
 		if _, ok := r.seen[k]; !ok {
-			r.errorf(0, "missing required line %q", k)
+			r.errorf(0, "missing required line %q%s", k, r.prefixHint(k))
 		}
 	}
+}
+
+// prefixHint says, for the first required line found missing, where the
+// text has it after something else at the start of the line (a time and
+// level, glog's header): the format reads lines that start with key, and
+// a declared format wrapping it can strip such a prefix. "" when the text
+// has key at no line's middle, or a hint was given.
+func (r *reader) prefixHint(key string) string {
+	if r.hinted || r.text == "" {
+		return ""
+	}
+	text := r.text
+	for at, tries := 0, 0; tries < 3; tries++ {
+		i := strings.Index(text[at:], key)
+		if i < 0 {
+			return ""
+		}
+		i += at
+		start := strings.LastIndexByte(text[:i], '\n') + 1
+		// a prefix ends where a word starts: "prompt_gemm_init:" holds no
+		// "init:" line
+		if prefix := text[start:i]; strings.TrimSpace(prefix) != "" && !isWordByte(prefix[len(prefix)-1]) {
+			r.hinted = true
+			line := strings.Count(text[:start], "\n") + 1
+			return fmt.Sprintf(` (line %d has it after a prefix, %q: a declared format that wraps this one can strip it, "prefix" under "formats" in the spec file)`, line, clip(prefix))
+		}
+		at = i + len(key)
+	}
+	return ""
 }
 
 // requireRules reports every rule of rules that matched no line, with the
@@ -220,7 +253,7 @@ func (r *reader) requireRules(rules []lineRule) {
 		if _, ok := r.seen[ru.key]; ok {
 			continue
 		}
-		e := &Error{File: r.ms.Source, Msg: fmt.Sprintf("missing required line %q", ru.key)}
+		e := &Error{File: r.ms.Source, Msg: fmt.Sprintf("missing required line %q%s", ru.key, r.prefixHint(ru.key))}
 		for _, fd := range ru.fields {
 			if fd.name != "" {
 				e.Metrics = append(e.Metrics, fd.name)

@@ -115,6 +115,7 @@ func ParseStrata(source, text string) *Metrics { return ParseStrataMax(source, t
 // past it the result is Over and the rest of text is not read.
 func ParseStrataMax(source, text string, max int) *Metrics {
 	r := newReader(source, max)
+	r.text = text
 	// A strata log prints about five metrics for every two lines.
 	r.ms.List = make([]Metric, 0, r.ms.Prealloc(strings.Count(text, "\n")*5/2+8))
 	tf := false

@@ -126,7 +126,7 @@ func listing(name string, ms *tail.Metrics) metricsRun {
 		r.Metrics = append(r.Metrics, e)
 	}
 	for _, e := range ms.Errors {
-		r.Errors = append(r.Errors, strings.TrimPrefix(e.Error(), ms.Source+":"))
+		r.Errors = append(r.Errors, strings.TrimSpace(strings.TrimPrefix(e.Error(), ms.Source+":")))
 	}
 	return r
 }
