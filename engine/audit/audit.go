@@ -43,13 +43,15 @@ func LoadLimits(root string, lim snapfs.Limits) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := snap.Spec.CheckUnits(metric.CheckUnit); err != nil {
+	faults, err := checkUnits(snap.Spec)
+	if err != nil {
 		return nil, err
 	}
 	misnamed, err := checkNames(snap.Spec)
 	if err != nil {
 		return nil, err
 	}
+	faults = append(faults, misnamed...)
 	d := analysis.NewDriver(snap)
 	runMs, err := analysis.Compute(d, facts.RunMetrics)
 	if err != nil {
@@ -62,7 +64,7 @@ func LoadLimits(root string, lim snapfs.Limits) (*Context, error) {
 	// Runs and records in one map for callers that list metrics; the
 	// inputs keep them apart, so a run named like a record's file replaces
 	// nothing.
-	ctx := &Context{Snap: snap, driver: d, misnamed: misnamed, Metrics: make(map[string]*tail.Metrics, len(runMs)+len(recMs))}
+	ctx := &Context{Snap: snap, driver: d, faults: faults, Metrics: make(map[string]*tail.Metrics, len(runMs)+len(recMs))}
 	for k, v := range runMs {
 		ctx.Metrics[k] = v
 	}
@@ -90,61 +92,97 @@ type Context struct {
 
 	mu     sync.Mutex
 	driver *analysis.Driver
-	// misnamed are the spec file's "rules" and "ids" keys naming no rule,
-	// each with the rule or family it most likely meant (checkNames).
-	misnamed []misnamed
+	// faults are the spec file's bad declarations that are one rule's
+	// input (checkNames, checkUnits), reported as its fail findings.
+	faults []specFault
 }
 
-// misnamed is a key of the spec file naming no rule, and the rule or rule
-// family it most likely meant.
-type misnamed struct {
+// specFault is a bad declaration of the spec file and the rule whose fail
+// finding it is: the rule named meant, else the first of its family
+// (meant "cache": cache.residency), else the first that reads one of
+// reads.
+type specFault struct {
 	meant string
+	reads []*analysis.Analyzer
 	err   *checkout.Error
+	fix   string
+}
+
+// joined returns err's errors: those of an errors.Join, or err.
+func joined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // checkNames checks the spec file's rule names (Spec.CheckNames): a name
 // with a nearest known one is the bad input of that rule (a misspelt
 // "rules" key leaves it without its settings; a misspelt "ids" key, its
-// findings without their id), reported as its fail finding; a name near
-// none is an error.
-func checkNames(spec *checkout.Spec) ([]misnamed, error) {
-	err := spec.CheckNames(knownNames(), names.DidYouMean)
+// findings without their id); a name near none is an error.
+func checkNames(spec *checkout.Spec) ([]specFault, error) {
+	return faultsOf(spec.CheckNames(knownNames(), names.DidYouMean), func(ce *checkout.Error) (specFault, bool) {
+		near, ok := names.Closest(ce.Unknown, ce.Known)
+		return specFault{meant: near, err: ce, fix: "name the rule as strataspec knows it (-list lists the rules)"}, ok
+	})
+}
+
+// checkUnits checks the units the spec file declares (Spec.CheckUnits): a
+// unit the table does not hold, or one that does not convert into the
+// vocabulary's, is the bad input of runs.parse (the rule that says every
+// output is understood); the reader leaves such a metric out
+// (format.Normalize), and the runs' other metrics are read.
+func checkUnits(spec *checkout.Spec) ([]specFault, error) {
+	return faultsOf(spec.CheckUnits(metric.CheckUnit), func(ce *checkout.Error) (specFault, bool) {
+		return specFault{meant: runsParse, reads: []*analysis.Analyzer{facts.RunMetrics.Analyzer, facts.RecordMetrics.Analyzer}, err: ce,
+			fix: "declare a unit of the unit table that converts into the vocabulary's (README: Units)"}, true
+	})
+}
+
+// faultsOf returns the fault made of each *checkout.Error of err (one, or
+// joined); an error of another type, or one fault refuses (false), is
+// returned as the error: the audit stops.
+func faultsOf(err error, fault func(*checkout.Error) (specFault, bool)) ([]specFault, error) {
 	if err == nil {
 		return nil, nil
 	}
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	var out []misnamed
-	for _, e := range errs {
+	var out []specFault
+	for _, e := range joined(err) {
 		ce, ok := errors.AsType[*checkout.Error](e)
 		if !ok {
 			return nil, e
 		}
-		near, ok := names.Closest(ce.Unknown, ce.Known)
+		f, ok := fault(ce)
 		if !ok {
 			return nil, ce
 		}
-		out = append(out, misnamed{meant: near, err: ce})
+		out = append(out, f)
 	}
 	return out, nil
 }
 
-// misnamedFindings returns the fail findings of the misnamed keys whose
-// rule (or a rule of whose family, the first) res holds.
-func misnamedFindings(res []analysis.Result, ms []misnamed) []finding.Finding {
+// runsParse is the rule that reports what a run's output does not yield.
+const runsParse = "runs.parse"
+
+// faultFindings returns the fail findings of the spec faults whose rule
+// res holds.
+func faultFindings(res []analysis.Result, faults []specFault) []finding.Finding {
 	var out []finding.Finding
-	for _, m := range ms {
+	for _, m := range faults {
 		i := slices.IndexFunc(res, func(r analysis.Result) bool { return r.Analyzer.Name == m.meant })
 		if i < 0 {
 			i = slices.IndexFunc(res, func(r analysis.Result) bool { return strings.HasPrefix(r.Analyzer.Name, m.meant+".") })
+		}
+		for _, in := range m.reads {
+			if i < 0 {
+				i = slices.IndexFunc(res, func(r analysis.Result) bool { return reads(r.Analyzer, in) })
+			}
 		}
 		if i < 0 {
 			continue
 		}
 		out = append(out, finding.Finding{Rule: res[i].Analyzer.Name, Severity: finding.Fail, Check: BadInput, File: m.err.File, Line: m.err.Line,
-			Message: m.err.Msg, Fix: "name the rule as strataspec knows it (-list lists the rules)"})
+			Message: m.err.Msg, Fix: m.fix})
 	}
 	return out
 }
@@ -312,7 +350,7 @@ func (c *Context) Run(as ...*analysis.Analyzer) ([]analysis.Result, error) {
 		}
 	}
 	failures(res, failed)
-	for _, f := range misnamedFindings(res, c.misnamed) {
+	for _, f := range faultFindings(res, c.faults) {
 		i := slices.IndexFunc(res, func(r analysis.Result) bool { return r.Analyzer.Name == f.Rule })
 		res[i].Findings = append(slices.Clip(res[i].Findings), f)
 	}
@@ -376,10 +414,7 @@ func reads(a, in *analysis.Analyzer) bool {
 // message after that place. An error that names no place is at the place
 // of the first that does.
 func failFindings(rule *analysis.Analyzer, f analysis.Result) []finding.Finding {
-	errs := []error{f.Err}
-	if j, ok := f.Err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
+	errs := joined(f.Err)
 	var out []finding.Finding
 	var first finding.Pos
 	for _, err := range errs {

@@ -243,8 +243,10 @@ func TestClaimsSyntaxErrorNamesFile(t *testing.T) {
 
 // TestLoadChecksDeclaredUnits: a unit the spec file declares that the
 // unit table does not know, or that does not convert into the vocabulary's
-// unit, stops the load naming strataspec.json, its line and the unit's
-// JSON path (the spec file's reader knows no unit; the loader checks them).
+// unit, is a fail finding of runs.parse (of the first selected rule reading
+// run metrics when runs.parse is not selected) naming strataspec.json, its
+// line and the unit's JSON path; the audit runs (the spec file's reader
+// knows no unit; the loader checks them).
 func TestLoadChecksDeclaredUnits(t *testing.T) {
 	for _, tt := range []struct{ unit, want string }{
 		{"msec", `unknown unit "msec"`},
@@ -255,10 +257,21 @@ func TestLoadChecksDeclaredUnits(t *testing.T) {
 		text := snaptest.Read(t, p)
 		decl := `{"formats": {"f": [{"pattern": "^d (?P<v>[0-9.]+)$",` + "\n" + `"metrics": {"v": {"name": "decode_ms", "unit": "` + tt.unit + `"}}}]},`
 		snaptest.Write(t, p, strings.Replace(text, "{", decl, 1))
-		_, err := Load(root)
-		want := "strataspec.json:2: formats.f[0].metrics.v.unit: "
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("Load with unit %q = %v; want an error containing %q and %q", tt.unit, err, want, tt.want)
+		for _, sel := range []struct{ rules, owner string }{{"", "runs.parse"}, {"arena", "arena"}} {
+			rep, err := Audit(root, sel.rules)
+			if err != nil {
+				t.Fatalf("Audit(-rules %q) with unit %q = %v; want a report", sel.rules, tt.unit, err)
+			}
+			var bad []finding.Finding
+			for _, f := range rep.Findings {
+				if f.Check == BadInput {
+					bad = append(bad, f)
+				}
+			}
+			if len(bad) != 1 || bad[0].Rule != sel.owner || bad[0].File != "strataspec.json" || bad[0].Line != 2 || bad[0].Severity != finding.Fail ||
+				!strings.HasPrefix(bad[0].Message, "formats.f[0].metrics.v.unit: ") || !strings.Contains(bad[0].Message, tt.want) {
+				t.Errorf("Audit(-rules %q) with unit %q: bad-input findings %+v; want one fail of %s at strataspec.json:2 containing %q", sel.rules, tt.unit, bad, sel.owner, tt.want)
+			}
 		}
 	}
 }

@@ -882,45 +882,40 @@ func (s *Spec) ruleLine(name string) int {
 // (engine/metric's CheckUnit: a unit of the table, and one that converts
 // into the vocabulary's unit for a metric the vocabulary names). The spec
 // file's reader knows no unit and no vocabulary; the loader calls this
-// after Load. The error names the file, the line and the unit's JSON path.
+// after Load. Each refused unit is an *Error (joined, errors.Join) naming
+// the file, the line and the unit's JSON path.
 func (s *Spec) CheckUnits(check func(metric, unit string) error) error {
+	var errs []error
 	for i, r := range s.Results {
-		if err := s.checkUnits(fmt.Sprintf("results[%d].fields.metrics", i), r.Fields.Metrics, check); err != nil {
-			return err
-		}
+		errs = append(errs, s.checkUnits(fmt.Sprintf("results[%d].fields.metrics", i), r.Fields.Metrics, check)...)
 	}
 	for i, l := range s.Logs {
-		if err := s.checkUnits(fmt.Sprintf("logs[%d].fields.metrics", i), l.Fields.Metrics, check); err != nil {
-			return err
-		}
+		errs = append(errs, s.checkUnits(fmt.Sprintf("logs[%d].fields.metrics", i), l.Fields.Metrics, check)...)
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.Formats)) {
 		f := s.Formats[name]
-		if err := s.checkUnits("formats."+name+".metrics", f.Metrics, check); err != nil {
-			return err
-		}
+		errs = append(errs, s.checkUnits("formats."+name+".metrics", f.Metrics, check)...)
 		for i, lp := range f.Patterns {
-			if err := s.checkUnits(fmt.Sprintf("formats.%s[%d].metrics", name, i), lp.Metrics, check); err != nil {
-				return err
-			}
+			errs = append(errs, s.checkUnits(fmt.Sprintf("formats.%s[%d].metrics", name, i), lp.Metrics, check)...)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // checkUnits checks the units of ms (at is their JSON path, for the
-// message).
-func (s *Spec) checkUnits(at string, ms map[string]MetricSpec, check func(metric, unit string) error) error {
+// message): an *Error for each unit check refuses.
+func (s *Spec) checkUnits(at string, ms map[string]MetricSpec, check func(metric, unit string) error) []error {
+	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(ms)) {
 		m := ms[k]
 		if m.Unit == "" {
 			continue
 		}
 		if err := check(m.Name, m.Unit); err != nil {
-			return &Error{File: s.Path, Line: s.lineOf(m.Unit), Msg: fmt.Sprintf("%s.%s.unit: %v", at, k, err)}
+			errs = append(errs, &Error{File: s.Path, Line: s.lineOf(m.Unit), Msg: fmt.Sprintf("%s.%s.unit: %v", at, k, err)})
 		}
 	}
-	return nil
+	return errs
 }
 
 // Pattern is a declared line pattern, compiled: the regular expression and

@@ -387,10 +387,13 @@ func toVocabulary(m *tail.Metric) error {
 		return nil
 	}
 	d, ok := metric.Lookup(m.Name)
-	if !ok || d.Unit == "" || d.Unit == m.Unit {
+	if d.Unit == m.Unit {
 		return nil
 	}
 	from, err := unit.Parse(m.Unit)
+	if !ok || d.Unit == "" {
+		return err // a metric outside the vocabulary keeps its unit, one of the table's
+	}
 	if err != nil {
 		return err
 	}
