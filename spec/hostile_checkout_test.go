@@ -144,6 +144,7 @@ func TestHostileCheckoutGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // its own copy, audited in a child process
 			checkout := snaptest.CopyFixture(t, "m5")
 			outside := t.TempDir()
 			must(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte(secret+"\n"), 0o644))

@@ -58,6 +58,7 @@ func TestHostileOutputEscaped(t *testing.T) {
 		{"-suggest", false, []string{"-suggest"}, 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // its own copy, audited in a child process
 			root := snaptest.CopyFixture(t, "m5")
 			p := filepath.Join(root, "runs", forged)
 			must(t, os.MkdirAll(filepath.Dir(p), 0o755))
