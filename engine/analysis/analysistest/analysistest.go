@@ -1,7 +1,8 @@
 // Package analysistest is the harness of the rule tests, after
 // golang.org/x/tools/go/analysis/analysistest. RunWant runs one analyzer
 // over a snapshot under testdata and checks its findings against the
-// expectations written beside it (CASE.want); Run and Findings run one
+// expectations written beside it (CASE.want), and RunCases runs every case
+// of a rule family's testdata so; Run and Findings run one
 // analyzer, with its requirements, over any snapshot (a fixture, or a copy
 // edited with Copy and Edit) and return its findings for the test to
 // check. It is imported only from _test.go files.
