@@ -411,7 +411,7 @@ func TestSuggestBesideProgram(t *testing.T) {
 // TestNoTestify: the repository's tests assert in one style, the standard
 // library's (if got != want { t.Errorf("f(%q) = %v; want %v", ...) },
 // go-cmp's cmp.Diff for structures, t.Fatalf for setup): no Go file imports
-// github.com/stretchr/testify.
+// github.com/stretchr/testify, and go.mod does not require it.
 func TestNoTestify(t *testing.T) {
 	root := snaptest.Root()
 	fset := token.NewFileSet()
@@ -447,6 +447,13 @@ func TestNoTestify(t *testing.T) {
 	}
 	if files == 0 {
 		t.Fatalf("walking %s found no Go file; want the repository's", root)
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatalf("reading go.mod: %v", err)
+	}
+	if strings.Contains(string(mod), "github.com/stretchr/testify") {
+		t.Errorf("go.mod names github.com/stretchr/testify, which no Go file imports; run go mod tidy")
 	}
 }
 
