@@ -48,7 +48,8 @@ func newUserLog(decode string) string {
 // TestNewUserShape adopts a strata-shaped checkout nobody wrote a fixture
 // for, as README's "Audit your own project" says: the runs in one JSON
 // document under a nested key with the runner's own field names, each log
-// line behind an RFC 3339 time and a level (not glog's header). -init's
+// line behind an RFC 3339 time and a level (not glog's header), a command
+// line opening with an environment assignment as a shell runs it. -init's
 // guess places the runs; the parse errors of the unprefixed format say
 // where the lines are and what prefix they carry; the declared format the
 // README shows (wrap strata, strip the prefix) reads them; the gate binds
@@ -75,7 +76,7 @@ func TestNewUserShape(t *testing.T) {
 	}
 	doc := map[string]any{"meta": map[string]any{"tool": "mybench"}, "suite": map[string]any{"runs": []run{
 		{"decode_moce085", "build/strata_window_cli --model models/K256.gguf --moce 0.85 -n 64", newUserLog("13.61"), 9.5, 0},
-		{"decode_moce0", "build/strata_window_cli --model models/K256.gguf --moce 0 -n 64", newUserLog("12.02"), 10.5, 0},
+		{"decode_moce0", "STRATA_METAL_ARENA_GB=3.4 build/strata_window_cli --model models/K256.gguf --moce 0 -n 64", newUserLog("12.02"), 10.5, 0},
 	}}}
 	b, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {

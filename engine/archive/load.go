@@ -513,10 +513,11 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 	if gn := get(f.Group); gn != nil && gn.Kind != 'z' {
 		r.Group = d.str(gn)
 	}
+	line := false // argv is a command line, as a shell reads it
 	switch an := get(f.Argv); {
 	case an == nil:
 	case an.Kind == 's':
-		r.Cmd = splitCommand(an.Str)
+		r.Cmd, line = splitCommand(an.Str), true
 	default:
 		r.Cmd = d.strings(an)
 	}
@@ -536,6 +537,9 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 		}
 	default:
 		d.fail(en, "want an object or null, found %s", jsontree.KindName(en.Kind))
+	}
+	if line {
+		s.commandEnv(r, file, rn)
 	}
 	if xn := get(f.Exit); xn != nil && xn.Kind != 'z' {
 		r.ExitCode = d.integer(xn)
@@ -602,6 +606,53 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 
 // noTailNote ends the note about a run record without an output tail.
 const noTailNote = "no output tail to parse"
+
+// commandEnv moves the environment assignments that open a command line
+// ("STRATA_METAL_ARENA_GB=3.4 ./strata_window_cli …", or after "env") out
+// of the run's argv and into its environment, as the shell that ran the
+// line did: argv[0] is then the program. An assignment the recorded
+// environment already holds keeps the recorded value, and a different one
+// is noted; a run carried over (env null) gets no environment.
+func (s *Snapshot) commandEnv(r *Run, file string, rn *jsontree.Node) {
+	i := 0
+	if len(r.Cmd) > 1 && r.Cmd[0] == "env" {
+		i = 1
+	}
+	start := i
+	for ; i < len(r.Cmd); i++ {
+		k, v, ok := strings.Cut(r.Cmd[i], "=")
+		if !ok || !envName(k) {
+			break
+		}
+		if r.CarriedOver {
+			continue
+		}
+		if r.Env == nil {
+			r.Env = map[string]string{}
+		}
+		if old, ok := r.Env[k]; ok && old != v {
+			s.note(file+"\x00cmdenv\x00"+r.Name+"\x00"+k, Note{File: file, Line: r.Line, Path: rn.Path,
+				Msg: fmt.Sprintf("run %q: its command line sets %s=%s, its recorded environment %s=%s (the recorded value is kept)", r.Name, k, v, k, old)})
+			continue
+		}
+		r.Env[k] = v
+	}
+	if i == start {
+		return // no assignment: "env" alone is the program env
+	}
+	r.Cmd = r.Cmd[i:]
+}
+
+// envName reports whether k is a shell variable name.
+func envName(k string) bool {
+	for j := 0; j < len(k); j++ {
+		c := k[j]
+		if c != '_' && !('A' <= c && c <= 'Z') && !('a' <= c && c <= 'z') && (j == 0 || !('0' <= c && c <= '9')) {
+			return false
+		}
+	}
+	return k != ""
+}
 
 // splitCommand splits a command line into words, honouring single and
 // double quotes and backslash escapes as a POSIX shell does for plain words.
