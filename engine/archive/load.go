@@ -270,7 +270,7 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 	streamed := false
 	doc, err := jsontree.ParseDocEach(file, data, at, func(doc *jsontree.Doc, i int, rn *jsontree.Node) error {
 		d.p, streamed = doc, true
-		s.decodeRun(d, rn, i, rs.Fields)
+		s.decodeRun(d, rn, i, "", rs.Fields)
 		if d.err != nil {
 			return d.err
 		}
@@ -297,7 +297,7 @@ func (s *Snapshot) decodeResults(file string, data []byte, rs checkout.Results) 
 		return doc.Errorf(root, "no array of runs at %q (set \"runs\" in %s's results entry)", rs.Runs, checkout.File)
 	}
 	if !streamed {
-		s.decodeRuns(d, runs, rs.Fields) // not an array (an error), or an empty one
+		s.decodeRuns(d, runs, rs.Fields, seen) // an object keyed by run name, not an array (an error), or an empty array
 		if d.err != nil {
 			return d.err
 		}
@@ -460,7 +460,7 @@ func (s *Snapshot) decodeJSONL(file string, data []byte, rs checkout.Results) er
 		if rec == nil {
 			return &Error{File: file, Line: line, Msg: fmt.Sprintf("no run record at %q", rs.Runs)}
 		}
-		s.decodeRun(d, rec, len(s.Runs), rs.Fields)
+		s.decodeRun(d, rec, len(s.Runs), "", rs.Fields)
 		if d.err != nil {
 			return d.err
 		}
@@ -468,22 +468,33 @@ func (s *Snapshot) decodeJSONL(file string, data []byte, rs checkout.Results) er
 	return nil
 }
 
-func (s *Snapshot) decodeRuns(d *decoder, n *jsontree.Node, f checkout.Fields) {
-	if n.Kind != 'a' {
-		d.fail(n, "want an array of runs, found %s", jsontree.KindName(n.Kind))
+// decodeRuns decodes the runs the streaming parser did not: an object of
+// run records keyed by run name ({"q2_0_speed": {...}, ...}), whose key is
+// a record's name where the record has no name field; anything else but an
+// array is an error.
+func (s *Snapshot) decodeRuns(d *decoder, n *jsontree.Node, f checkout.Fields, seen *fieldsSeen) {
+	if n.Kind != 'a' && n.Kind != 'o' {
+		d.fail(n, "want an array of runs or an object of runs keyed by name, found %s", jsontree.KindName(n.Kind))
 		return
 	}
 	for i, rn := range n.Vals {
-		s.decodeRun(d, rn, i, f)
+		key := ""
+		if n.Kind == 'o' {
+			key = n.Keys[i]
+		}
+		s.decodeRun(d, rn, i, key, f)
 		if d.err != nil {
 			return
 		}
+		seen.add(rn)
 	}
 }
 
-// decodeRun maps one run record to a Run by the spec's field paths. Keys
-// the mapping does not use are kept in Extra and noted once per key.
-func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fields) {
+// decodeRun maps one run record to a Run by the spec's field paths; key is
+// the member name of a record in an object of runs ("" in an array), the
+// run's name when the record has no name field. Keys the mapping does not
+// use are kept in Extra and noted once per key.
+func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, key string, f checkout.Fields) {
 	if rn.Kind != 'o' {
 		d.fail(rn, "want a run record (an object), found %s", jsontree.KindName(rn.Kind))
 		return
@@ -499,13 +510,19 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, f checkout.Fi
 		return rn.Lookup(path)
 	}
 	nn := get(f.Name)
-	if nn == nil {
+	switch {
+	case nn == nil && key == "":
 		d.fail(rn, "run record has no %q (the run's name; map it with fields.name in %s)", f.Name, checkout.File)
 		return
+	case nn == nil:
+		nn = &jsontree.Node{Kind: 's', Str: key, Off: rn.Off, End: rn.Off, Path: rn.Path}
 	}
 	r.Name = d.str(nn)
 	if d.err == nil && r.Name == "" {
 		d.fail(nn, "empty run name")
+	}
+	if d.err == nil && key != "" && r.Name != key {
+		d.fail(nn, "run record keyed %q names itself %q", key, r.Name)
 	}
 	if j := s.Run(r.Name); j != nil && d.err == nil {
 		d.fail(nn, "duplicate run name %q (also %s line %d)", r.Name, j.File, j.Line)
@@ -824,7 +841,7 @@ func (s *Snapshot) loadRecords() error {
 		}
 		s.noteEmpty(g.Glob, logs, "records.parity")
 		for _, rel := range logs {
-			recs, err := s.readRecords(rel, g.Format)
+			recs, err := s.readRecords(rel, g)
 			if err != nil {
 				return err
 			}
@@ -832,7 +849,7 @@ func (s *Snapshot) loadRecords() error {
 		}
 	}
 	if g := s.Spec.Records[RecordSelfTest]; g.Glob != "" && s.present(g.Glob) {
-		recs, err := s.readRecords(g.Glob, g.Format)
+		recs, err := s.readRecords(g.Glob, g)
 		if err != nil {
 			return err
 		}
@@ -929,7 +946,7 @@ func (s *Snapshot) readSidecar(r *Run, file string, f checkout.Fields) error {
 			Keys: append([]string{"\x00name"}, rec.Keys...), Vals: append([]*jsontree.Node{{Kind: 's', Str: r.Name, Off: rec.Off, End: rec.Off}}, rec.Vals...)}
 		f.Name = "\x00name"
 	}
-	tmp.decodeRun(d, rec, r.Index, f)
+	tmp.decodeRun(d, rec, r.Index, "", f)
 	if d.err != nil {
 		return d.err
 	}
@@ -1142,12 +1159,17 @@ func splitBlocks(text string, start *regexp.Regexp) []block {
 	return out
 }
 
-// readRecords reads the record file rel in the format named ("" for the
+// readRecords reads the record file rel in the format g names ("" for the
 // record kind's built-in, which the readers of records name): one record,
 // or one per block where the format splits the file into repeated blocks
 // (each named NAME#k, its text the file's with the other blocks' lines
-// blanked, so that line numbers stay the file's).
-func (s *Snapshot) readRecords(rel, name string) ([]*Record, error) {
+// blanked, so that line numbers stay the file's). A .json file holds the
+// records themselves (readJSONRecords).
+func (s *Snapshot) readRecords(rel string, g checkout.Record) ([]*Record, error) {
+	name := g.Format
+	if path.Ext(rel) == ".json" {
+		return s.readJSONRecords(rel, g)
+	}
 	start := s.Spec.BlockStart(name)
 	if start == nil {
 		rec, err := s.readRecord(rel)
@@ -1178,6 +1200,62 @@ func (s *Snapshot) readRecords(rel, name string) ([]*Record, error) {
 		rec.Name = fmt.Sprintf("%s#%d", rec.Name, k+1)
 		rec.Text, rec.Format, rec.Block = b.Text, name, k+1
 		if err := s.transcriptLines(rec, name); err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// readJSONRecords reads a JSON record file: an array of records (each
+// record k of it named NAME#k unless it has a name field) or one record
+// object, mapped by g's fields to argv, env, exit status and the program's
+// output, which is the record's text.
+func (s *Snapshot) readJSONRecords(rel string, g checkout.Record) ([]*Record, error) {
+	doc, err := s.Doc(rel)
+	if err != nil {
+		return nil, err
+	}
+	elems := []*jsontree.Node{doc.Root}
+	if doc.Root.Kind == 'a' {
+		elems = doc.Root.Vals
+	}
+	base := strings.TrimSuffix(path.Base(rel), path.Ext(rel))
+	g.Fields = g.Fields.WithDefaults()
+	out := make([]*Record, 0, len(elems))
+	for k, el := range elems {
+		d := &decoder{p: doc}
+		tmp := &Snapshot{Spec: s.Spec, notes: s.notes}
+		key := ""
+		if el.Kind == 'o' && el.Lookup(g.Fields.Name) == nil {
+			key = base
+			if doc.Root.Kind == 'a' {
+				key = fmt.Sprintf("%s#%d", base, k+1)
+			}
+		}
+		tmp.decodeRun(d, el, k, key, g.Fields)
+		if d.err != nil {
+			return nil, d.err
+		}
+		s.Notes = append(s.Notes, tmp.Notes...)
+		if len(tmp.Runs) != 1 {
+			return nil, &Error{File: rel, Msg: fmt.Sprintf("%s: not one record", el.Path)}
+		}
+		r := tmp.Runs[0]
+		if r.Tail == "" && el.Lookup(g.Fields.Tail) == nil {
+			return nil, doc.Errorf(el, "record has no %q (the program's output; map it with the record kind's fields.tail in %s)", g.Fields.Tail, checkout.File)
+		}
+		rec := &Record{Name: r.Name, File: rel, Cmd: r.Cmd, Env: r.Env, Exit: r.ExitCode, HasExit: r.HasExit, Text: r.Tail, Format: g.Format}
+		if doc.Root.Kind == 'a' {
+			rec.Block = k + 1
+		}
+		if rec.Env == nil && !r.CarriedOver {
+			rec.Env = map[string]string{}
+		}
+		if !rec.HasExit {
+			rec.Exit = -1
+		}
+		if err := s.transcriptLines(rec, g.Format); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)

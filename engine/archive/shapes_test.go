@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,5 +74,60 @@ func TestTranscriptLines(t *testing.T) {
 	files["t.txt"] = "$ x\nexit three\n"
 	if _, err := Load(writeSnap(t, files), fakeFormats); err == nil || !strings.Contains(err.Error(), "t.txt:2") {
 		t.Errorf("Load with exit three = %v; want an error at t.txt:2", err)
+	}
+}
+
+// TestRunsKeyedByName reads an object of run records keyed by run name:
+// the key names a record without a name field, and a record whose name
+// field says another name is an error at that field.
+func TestRunsKeyedByName(t *testing.T) {
+	files := map[string]string{
+		"strataspec.json": `{"results": [{"file": "r.json", "runs": "all", "fields": {"argv": "argv", "tail": "out"}}]}`,
+		"r.json":          "{\"all\": {\n\"speed\": {\"argv\": [\"x\"], \"out\": \"a\"},\n\"tf\": {\"name\": \"tf\", \"argv\": [\"x\"], \"out\": \"b\"}}}\n",
+	}
+	snap, err := Load(writeSnap(t, files), fakeFormats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range snap.Runs {
+		got = append(got, r.Name+"="+r.Tail)
+	}
+	if want := "speed=a tf=b"; strings.Join(got, " ") != want {
+		t.Errorf("runs keyed by name = %q; want %q", strings.Join(got, " "), want)
+	}
+	files["r.json"] = "{\"all\": {\n\"speed\": {\"name\": \"decode\", \"argv\": [\"x\"], \"out\": \"a\"}}}\n"
+	if _, err := Load(writeSnap(t, files), fakeFormats); err == nil || !strings.Contains(err.Error(), `keyed "speed" names itself "decode"`) {
+		t.Errorf("Load(a record named unlike its key) = %v; want the mismatch named", err)
+	}
+	files["r.json"] = `{"all": 3}`
+	if _, err := Load(writeSnap(t, files), fakeFormats); err == nil || !strings.Contains(err.Error(), "want an array of runs or an object of runs keyed by name, found number") {
+		t.Errorf("Load(runs a number) = %v; want the kind named", err)
+	}
+}
+
+// TestJSONRecords reads a .json record file, an array of records mapped by
+// the record kind's fields, as one record each, named NAME#k; a record
+// without the output field is an error naming it.
+func TestJSONRecords(t *testing.T) {
+	files := map[string]string{
+		"strataspec.json": `{"records": {"parity": {"glob": "p/rp.json", "fields": {"argv": "argv", "exit": "rc", "tail": "output"}}}}`,
+		"p/rp.json":       `[{"argv": ["rp", "--tokens", "64"], "env": {"M": "fast"}, "rc": 0, "output": "one"}, {"argv": "rp", "rc": 1, "output": "two"}]`,
+	}
+	snap, err := Load(writeSnap(t, files), fakeFormats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range snap.Parity {
+		got = append(got, fmt.Sprintf("%s %s %v %d %q %s", r.Name, strings.Join(r.Cmd, " "), r.Env, r.Exit, r.Text, r.Key()))
+	}
+	want := []string{`rp#1 rp --tokens 64 map[M:fast] 0 "one" p/rp.json#1`, `rp#2 rp map[] 1 "two" p/rp.json#2`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("JSON records =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	files["p/rp.json"] = `[{"argv": ["rp"], "rc": 0}]`
+	if _, err := Load(writeSnap(t, files), fakeFormats); err == nil || !strings.Contains(err.Error(), `p/rp.json:1:2`) || !strings.Contains(err.Error(), `no "output"`) {
+		t.Errorf("Load(a record without output) = %v; want p/rp.json:1:2 naming the field", err)
 	}
 }

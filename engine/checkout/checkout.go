@@ -16,7 +16,8 @@
 //	                                      // folders by prefix: {"/tmp": "host_tmp", "/": "machine"}
 //	  "results": [{                       // run records in JSON or JSON Lines
 //	    "file": "results/validation.json",  // a glob; .jsonl files are JSON Lines
-//	    "runs": "runs",                   // dotted path to the array of records ("" = top level)
+//	    "runs": "runs",                   // dotted path to the array of records ("" = top level), or
+//	                                      // to an object of records keyed by run name
 //	    "fields": {"name": "name", "argv": "cmd", "env": "env", "exit": "exit_code",
 //	               "duration": "duration_s", "tail": "output_tail", "start": "start",
 //	               "group": "group",      // dotted paths inside a record; these are the defaults
@@ -29,9 +30,13 @@
 //	  "logs": [{"glob": "runs/*.log"}],   // one run per log; optional sidecar runs/NAME.json
 //	  "bench": ["runs/*.bench.json"],     // llama-bench -o json / jsonl / csv / md output
 //	  "records": {"parity": "results/route_parity/*.log",  // files a rule reads by kind;
-//	              "selftest": {"glob": "t/self_test.txt", "format": "selftest_text"}},
+//	              "selftest": {"glob": "t/self_test.txt", "format": "selftest_text"},
+//	              "mtimes": "machine/mtimes.json"},
 //	                                      // argv/env/exit from a NAME.json run record beside each
 //	                                      // (or an optional "# cmd:/# env:/# exit:" header)
+//	                                      // a .json record file is an array of records (or one),
+//	                                      // mapped by {"glob", "fields"} as a results entry's fields
+//	                                      // ("tail": the program's output)
 //	  "programs": [{"match": "strata_window_cli", "parser": "strata"}],  // argv[0] → format
 //	  "formats": {"mylog": [{"pattern": "^decode: (?P<ms>[0-9.]+) ms$",
 //	                         "metrics": {"ms": {"name": "decode_ms", "unit": "ms"}}}],
@@ -357,6 +362,11 @@ func (m Machine) Map(abs string) (dir, rest string, ok bool) {
 type Record struct {
 	Glob   string `json:"glob"`
 	Format string `json:"format,omitempty"`
+	// Fields map a JSON record file (.json: an array of records, or one
+	// record object) to each record's argv, env, exit status and output
+	// (Tail); empty entries take the defaults (DefaultFields). A record
+	// with no name field is named after its file and place (NAME#k).
+	Fields Fields `json:"fields,omitzero"`
 }
 
 // UnmarshalJSON reads a glob string or a Record object, strictly.
@@ -443,7 +453,7 @@ func (s *Spec) fill() {
 	}
 	for i := range s.Results {
 		s.Results[i].declared = s.Results[i].Fields
-		s.Results[i].Fields = s.Results[i].Fields.withDefaults()
+		s.Results[i].Fields = s.Results[i].Fields.WithDefaults()
 		if s.Results[i].Provenance.Path == "" {
 			s.Results[i].Provenance.Path = "provenance"
 		}
@@ -452,14 +462,15 @@ func (s *Spec) fill() {
 		}
 	}
 	for i := range s.Logs {
-		s.Logs[i].Fields = s.Logs[i].Fields.withDefaults()
+		s.Logs[i].Fields = s.Logs[i].Fields.WithDefaults()
 		if s.Logs[i].Sidecar == "" {
 			s.Logs[i].Sidecar = ".json"
 		}
 	}
 }
 
-func (f Fields) withDefaults() Fields {
+// WithDefaults returns f with its empty entries set to DefaultFields'.
+func (f Fields) WithDefaults() Fields {
 	d := DefaultFields()
 	for _, p := range []struct{ v, def *string }{{&f.Name, &d.Name}, {&f.Argv, &d.Argv}, {&f.Env, &d.Env},
 		{&f.Exit, &d.Exit}, {&f.Duration, &d.Duration}, {&f.Tail, &d.Tail}, {&f.Start, &d.Start}, {&f.Group, &d.Group}} {
