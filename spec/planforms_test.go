@@ -17,13 +17,17 @@ import (
 
 // planForm is one way of putting a number into §7.1 #5.
 type planForm struct {
-	name string
-	line string              // a line added to §7.1 #5, after the IQ3_S hit rates ("" for none)
-	edit func([]byte) []byte // another edit of PLAN.md (nil for none)
-	row  string              // a row added to PLAN.claims ("" for none)
+	name   string
+	line   string              // a line added to §7.1 #5, after the IQ3_S hit rates ("" for none)
+	edit   func([]byte) []byte // another edit of PLAN.md (nil for none)
+	row    string              // a row added to PLAN.claims ("" for none)
+	claims func([]byte) []byte // an edit of PLAN.claims (nil for none)
 	// declared: the row is declared, not measured: a warning naming it,
 	// a fail with -strict
 	declared bool
+	// ungated: the form takes this quote out of the claim sections: a
+	// plan.uncovered warning quoting it, a fail with -strict
+	ungated string
 }
 
 const formAnchor = "- IQ3_S, 43-tok: arena + RA 52.60 + 24.72 % (77.32 % combined).\n"
@@ -99,7 +103,7 @@ func TestPlanForms(t *testing.T) {
 	if !bytes.Contains(pt, []byte(formAnchor)) {
 		t.Fatalf("fixtures/m5/PLAN.md lost the line the forms go after: %q", formAnchor)
 	}
-	for _, f := range planForms {
+	for _, f := range append(planForms, redteamForms...) {
 		t.Run(strings.ReplaceAll(f.name, " ", "_"), func(t *testing.T) {
 			p := bytes.Clone(pt)
 			if f.line != "" {
@@ -113,6 +117,13 @@ func TestPlanForms(t *testing.T) {
 				p = q
 			}
 			c := bytes.Clone(ct)
+			if f.claims != nil {
+				q := f.claims(c)
+				if bytes.Equal(q, c) {
+					t.Fatalf("the PLAN.claims edit changed nothing")
+				}
+				c = q
+			}
 			rowLine := 0
 			if f.row != "" {
 				rowLine = bytes.Count(c, []byte("\n")) + strings.Count(f.row, "\n") + 1
@@ -128,6 +139,19 @@ func TestPlanForms(t *testing.T) {
 				}
 				if warn == nil {
 					t.Fatalf("no declared-not-measured warning naming PLAN.claims:%d among\n%s", rowLine, listFindings(fs))
+				}
+				if fails := failures(plangate.Strict(fs)); len(fails) == 0 {
+					t.Errorf("-strict: no fail")
+				}
+				return
+			}
+			if f.ungated != "" {
+				warned := false
+				for _, x := range fs {
+					warned = warned || x.Check == plangate.UncoveredCheck && x.Quote == f.ungated && x.Severity == finding.Warn
+				}
+				if !warned {
+					t.Fatalf("no plan.uncovered warning quoting %q among\n%s", f.ungated, listFindings(fs))
 				}
 				if fails := failures(plangate.Strict(fs)); len(fails) == 0 {
 					t.Errorf("-strict: no fail")

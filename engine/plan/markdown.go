@@ -475,6 +475,12 @@ func (r *reader) inlines(n ast.Node) {
 				r.addText(ln, r.starts[ln], x.Label(r.src))
 			case *extast.FootnoteLink, *extast.FootnoteBacklink:
 				// a footnote reference renders as its number: a reference
+			case *ast.Link:
+				r.linkTitle(ln, x.Title)
+				walk(x.FirstChild())
+			case *ast.Image:
+				r.linkTitle(ln, x.Title)
+				walk(x.FirstChild())
 			default:
 				if c.Type() == ast.TypeBlock {
 					r.blocks(c)
@@ -485,6 +491,14 @@ func (r *reader) inlines(n ast.Node) {
 		}
 	}
 	walk(n.FirstChild())
+}
+
+// linkTitle records a link's or image's title holding a digit as hidden:
+// the reader sees it only on hover, and the gate does not read it as a claim.
+func (r *reader) linkTitle(ln int, title []byte) {
+	if hasDigit(title) {
+		r.hide(ln, fmt.Sprintf("a link title holding a digit, shown only on hover: %s", clipQuote(title)))
+	}
 }
 
 // addText appends decoded text to a line, normalised (see normalize), and

@@ -127,6 +127,10 @@ func TestHidden(t *testing.T) {
 		{"fill 9.9\u0301 GB/s", "an invisible character (U+0301)"},
 		{"fill\u200b 9.99 GB/s", "an invisible character (U+200B)"},
 		{"caf\u00e9 and 9.99 GB/s", ""},
+		{"fill [rate](#x \"9.99 GB/s\")", "a link title holding a digit"},
+		{"![fill](x.png \"9.99 GB/s\")", "a link title holding a digit"},
+		{"fill [rate][r]\n\n[r]: #x \"9.99 GB/s\"", "a link title holding a digit"},
+		{"fill [rate](#x \"the rate\")", ""},
 	}
 	for _, tt := range tests {
 		d := Parse("PLAN.md", []byte("### 7.1 R\n\n"+tt.in+"\n"))

@@ -1,0 +1,75 @@
+package spec
+
+// Hostile edits of a claim section found by red-teaming the gate (issue 24,
+// never pass on nothing): each puts into §7.1 #5 of a copy of fixtures/m5 a
+// number no run produced, in a place of the Markdown its reader sees, or
+// rewrites a bound number or its row; TestPlanForms runs them with the rest.
+var redteamForms = []planForm{
+	// tables, lists, quotes
+	{name: "table with an alignment row", line: "\n| fill | rate |\n|:---|---:|\n| Q2_0 | 9.99 GB/s |\n"},
+	{name: "number in a table header", line: "\n| 9.99 GB/s | x |\n|:-:|---|\n| a | b |\n"},
+	{name: "nested list item", line: "- outer\n  - inner: fill 9.99 GB/s"},
+	{name: "three-deep list item", line: "- a\n  - b\n    - c: 9.99 GB/s"},
+	{name: "block quote", line: "\n> fill 9.99 GB/s\n"},
+	{name: "block quote in a list item", line: "- fill\n  > 9.99 GB/s"},
+	{name: "nested block quote", line: "\n> > fill 9.99 GB/s\n"},
+	{name: "caveat quote holding a number", line: "\n> **Caveat** (cold-first-run): the fill reaches 9.99 GB/s.\n"},
+	// footnotes, links, images
+	{name: "footnote definition", line: "- fill[^r].\n\n[^r]: measured at 9.99 GB/s.\n"},
+	{name: "link text", line: "- fill [9.99 GB/s](#x)."},
+	{name: "link title", line: "- fill [rate](#x \"9.99 GB/s\")."},
+	{name: "reference link text", line: "- fill [9.99 GB/s][r].\n\n[r]: #x\n"},
+	{name: "image alt text", line: "- ![fill 9.99 GB/s](x.png)"},
+	// HTML
+	{name: "HTML block", line: "\n<div>\nfill 9.99 GB/s\n</div>\n"},
+	{name: "details and summary", line: "\n<details><summary>fill</summary>\n\n9.99 GB/s\n\n</details>\n"},
+	{name: "summary text", line: "\n<details><summary>fill 9.99 GB/s</summary>\n\nx\n\n</details>\n"},
+	{name: "inline kbd", line: "- fill <kbd>9.99</kbd> GB/s."},
+	{name: "sup element", line: "- fill 9.99<sup>2</sup> GB/s."},
+	// headings
+	{name: "setext heading level 2", line: "\nfill 9.99 GB/s\n--------------\n"},
+	{name: "setext heading level 1", line: "\nfill 9.99 GB/s\n==============\n"},
+	{name: "ATX heading holding a number", line: "\n##### fill 9.99 GB/s\n"},
+	// emphasis and marks around digits
+	{name: "emphasis inside a number", line: "- fill *9*.99 GB/s."},
+	{name: "strong number", line: "- fill **9.99** GB/s."},
+	{name: "strikethrough number", line: "- fill ~~9.99~~ GB/s."},
+	{name: "emphasis on the fraction", line: "- fill 9.*99* GB/s."},
+	// characters inside or around the number
+	{name: "NBSP thousands separator", line: "- fill 9\u00a0999 GB/s."},
+	{name: "narrow NBSP thousands separator", line: "- prefill 3\u202f194.19 ms."},
+	{name: "word joiner inside", line: "- fill 9.9\u20609 GB/s."},
+	{name: "BOM inside", line: "- fill 9.\ufeff99 GB/s."},
+	{name: "soft hyphen inside", line: "- fill 9\u00ad.99 GB/s."},
+	{name: "subscript digits", line: "- fill ₉.₉₉ GB/s."},
+	{name: "circled digit", line: "- fill ⑨ GB/s."},
+	{name: "vulgar fraction", line: "- fill ½ GB/s."},
+	{name: "digit and vulgar fraction", line: "- fill 9½ GB/s."},
+	{name: "Unicode minus", line: "- fill −9.99 GB/s."},
+	{name: "approximately", line: "- fill ~9.99 GB/s."},
+	{name: "almost equal", line: "- fill ≈9.99 GB/s."},
+	{name: "times factor", line: "- fill 2× faster."},
+	{name: "multiplier after", line: "- fill 9.99x faster."},
+	{name: "en-dash range", line: "- fill 9.99–10.5 GB/s."},
+	{name: "percent", line: "- fill 99.9%."},
+	{name: "fraction with slash", line: "- fill 3/4 of the arena."},
+	{name: "upper-case k suffix", line: "- the arena holds 1.5K slots."},
+	{name: "spelled-out multiplier", line: "- fill 9.99 million slots."},
+	// code
+	{name: "code span holding a measurement", line: "- fill `9.99 GB/s`."},
+	{name: "double-backtick code span", line: "- fill ``9.99 GB/s``."},
+	{name: "indented code block", line: "\n    fill 9.99 GB/s\n"},
+	{name: "fenced block with an info string", line: "\n~~~text\nfill 9.99 GB/s\n~~~\n"},
+	// a bound number rewritten with its row
+	{name: "sign dropped from plan and row", edit: editOnce("−55.8 %", "55.8 %"), claims: editOnce("| −55.8 % |", "| 55.8 % |")},
+	{name: "row retargeted to another run", edit: editOnce("(320.58 tok/s)", "(353.49 tok/s)"),
+		claims: editOnce("| 320.58 tok/s | strata_q2_0_moce085_prefill_1024tok:prefill_tok_s", "| 353.49 tok/s | strata_q2_0_moce085_prefill_2048tok:prefill_tok_s | n=2")},
+	{name: "row retargeted to another metric", edit: editOnce("swapout is 0.0 MiB", "swapout is 3.40 GB"),
+		claims: editOnce("| 0.0 MiB | each(@all:swapout_mib)", "| 3.40 GB | each(@strata:arena_gb) | n=2")},
+	{name: "section line moved to a neighbour", line: "- fill 9.99 GB/s.", claims: editOnce("section §7.1 #5\n", "section §7.1 #4\n")},
+	{name: "number declared an identifier", line: "- fill 9.99 GB/s.", claims: editOnce("section §7.1 #5\n", "section §7.1 #5\nident 9.99\n")},
+	{name: "integer declared an identifier", line: "- the arena holds 5000 slots.", claims: editOnce("section §7.1 #5\n", "section §7.1 #5\nident 5000\n")},
+	{name: "sub-heading skipped inside the claim section", line: "\n##### Notes\n\n- fill 9.99 GB/s.", claims: editOnce("section §7.1 #5\n", "section §7.1 #5\nskip §7.1 #5 > Notes\n")},
+	{name: "number moved under a new level-2 heading", line: "\n## Notes\n\n- fill 9.99 GB/s.\n\n### 7.1 again\n\n#### #5 — again\n", ungated: "9.99 GB/s"},
+	{name: "set narrowed to hide a run", claims: editOnce("set all        = *", "set all        = strata_*")},
+}
