@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -152,7 +151,6 @@ func TestHostileCheckoutGolden(t *testing.T) {
 			golden := filepath.Join(checkout, "strataspec", "golden")
 			tt.mutate(t, golden, outside)
 
-			start := time.Now()
 			got := runCheckoutSpec(t, checkout, tt.update)
 			if got.failed != tt.failed {
 				t.Errorf("TestCheckout/golden failed = %v; want %v\n%s", got.failed, tt.failed, got.output)
@@ -164,9 +162,6 @@ func TestHostileCheckoutGolden(t *testing.T) {
 			}
 			if strings.Contains(got.output, "hunter2") {
 				t.Errorf("output holds the content of a file outside the checkout:\n%s", got.output)
-			}
-			if took := time.Since(start); took > time.Minute {
-				t.Errorf("TestCheckout/golden took %v; want under a minute", took)
 			}
 			ents, err := os.ReadDir(outside)
 			must(t, err)
