@@ -1,5 +1,17 @@
 package spec
 
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/report"
+	"github.com/strataspec/strataspec/engine/snaptest"
+)
+
 // Hostile edits of a claim section found by red-teaming the gate (issue 24,
 // never pass on nothing): each puts into §7.1 #5 of a copy of fixtures/m5 a
 // number no run produced, in a place of the Markdown its reader sees, or
@@ -72,4 +84,58 @@ var redteamForms = []planForm{
 	{name: "sub-heading skipped inside the claim section", line: "\n##### Notes\n\n- fill 9.99 GB/s.", claims: editOnce("section §7.1 #5\n", "section §7.1 #5\nskip §7.1 #5 > Notes\n")},
 	{name: "number moved under a new level-2 heading", line: "\n## Notes\n\n- fill 9.99 GB/s.\n\n### 7.1 again\n\n#### #5 — again\n", ungated: "9.99 GB/s"},
 	{name: "set narrowed to hide a run", claims: editOnce("set all        = *", "set all        = strata_*")},
+}
+
+// TestSpecWeakened: strataspec.json edits that switch checks off while the
+// audit of fixtures/m5 still passes (found red-teaming, issue 24) show on
+// -previous's line against the report of the unedited fixture: the checks
+// gone and the passes reworded, per rule.
+func TestSpecWeakened(t *testing.T) {
+	base, err := audit.Audit(snaptest.CopyFixture(t, "m5"), "")
+	if err != nil {
+		t.Fatalf("audit.Audit(m5): %v", err)
+	}
+	var js bytes.Buffer
+	if err := base.Write(&js, "json"); err != nil {
+		t.Fatalf("writing the JSON report of m5: %v", err)
+	}
+	prev, err := report.ParsePrevious("base.json", js.Bytes())
+	if err != nil {
+		t.Fatalf("report.ParsePrevious(the JSON report of m5): %v", err)
+	}
+	tests := []struct {
+		name, old, new string
+		want           string // on the comparison line
+	}{
+		{"cold set switched off", `"cold_set": "cold"`, `"cold_set": ""`, "checks gone that passed there (kld 2)"},
+		{"parity tolerance raised", `"key": "k512", "tolerance": 1e-06`, `"key": "k512", "tolerance": 1e9`, "passes worded otherwise (parity 2)"},
+		{"TF file dropped", `{"path": "data/m5_val_prompts/eval_tf_96tok_ja.txt", "domain": "ja", "source": "synthetic Japanese Q&A page (page footer, then a question)", "source_offset": 48},`, "", "(kld 1, tf 10)"},
+		{"summary check mapped away", `"strata_q2_0_moce0_short_43tok": {"check": "exact"`, `"zz": {"check": "exact"`, "(summary 2)"},
+	}
+	for _, tt := range tests {
+		root := snaptest.CopyFixture(t, "m5")
+		p := filepath.Join(root, "strataspec.json")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snaptest.Write(t, p, string(replaceOnce(t, b, tt.old, tt.new)))
+		rep, err := audit.Audit(root, "")
+		if err != nil {
+			t.Fatalf("%s: audit.Audit: %v", tt.name, err)
+		}
+		if rep.Failed() {
+			t.Fatalf("%s: the audit fails; this test is for edits that leave it passing", tt.name)
+		}
+		rep.Compare("base.json", prev)
+		var out bytes.Buffer
+		if err := rep.Write(&out, "text"); err != nil {
+			t.Fatalf("%s: writing the text report: %v", tt.name, err)
+		}
+		// the comparison line may wrap: compare with runs of white space as one
+		got := strings.Join(strings.Fields(out.String()), " ")
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("%s: text report against base.json lacks %q:\n%s", tt.name, tt.want, out.String())
+		}
+	}
 }

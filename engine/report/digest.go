@@ -190,7 +190,30 @@ func (r *Report) headline() string {
 
 // previousLine is the summary line of the comparison with a previous report.
 func (c *Comparison) line() string {
-	return fmt.Sprintf("against %s: %d fixed, %d still, %d new", clean(c.File), c.Fixed, c.Still, c.New)
+	return fmt.Sprintf("against %s: %d fixed, %d still, %d new", clean(c.File), c.Fixed, c.Still, c.New) + c.weakened()
+}
+
+// weakened is the part of the comparison line that names checks gone or
+// reworded since the previous report ("" for none): what a spec-file edit
+// that weakens the gate leaves when the verdict stays the same.
+func (c *Comparison) weakened() string {
+	var s string
+	if c.Gone > 0 {
+		s += fmt.Sprintf("; %d checks gone that passed there (%s)", c.Gone, joinCounts(c.GoneRules))
+	}
+	if c.Reworded > 0 {
+		s += fmt.Sprintf("; %d passes worded otherwise (%s)", c.Reworded, joinCounts(c.RewordedRules))
+	}
+	return s
+}
+
+// joinCounts lists rule counts, "kld 2, summary 1".
+func joinCounts(cs []RuleCount) string {
+	var parts []string
+	for _, g := range cs {
+		parts = append(parts, fmt.Sprintf("%s %d", g.Rule, g.N))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // sections says how a format writes the lists that text, Markdown and HTML

@@ -97,7 +97,8 @@ func (r *Report) markdown(o Options, drop int, note string) string {
 	ew.printf("%s", note)
 	ew.printf("%d fail, %d warn, %d pass in %d rules.", r.Summary.Fail, r.Summary.Warn, r.Summary.Pass, len(r.Summary.Rules))
 	if r.Previous != nil {
-		ew.printf(" Against `%s`: %d fixed, %d still, %d new.", mdText(r.Previous.File), r.Previous.Fixed, r.Previous.Still, r.Previous.New)
+		ew.printf(" Against `%s`: %d fixed, %d still, %d new", mdText(r.Previous.File), r.Previous.Fixed, r.Previous.Still, r.Previous.New)
+		ew.printf("%s.", mdText(r.Previous.weakened()))
 	}
 	ew.printf("\n")
 	for _, e := range d.Start {

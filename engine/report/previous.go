@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/jsontree"
@@ -23,6 +25,18 @@ type Comparison struct {
 	Fixed int    `json:"fixed"`
 	Still int    `json:"still"`
 	New   int    `json:"new"`
+	// Gone counts the previous report's passes that match no finding now: a
+	// check that no longer runs (a rule's settings narrowed, a run or a
+	// record dropped), which would otherwise leave the verdict unchanged.
+	Gone int `json:"gone,omitempty"`
+	// GoneRules says, per rule with a pass gone, how many (by rule name).
+	GoneRules []RuleCount `json:"gone_rules,omitempty"`
+	// Reworded counts the passes that match a previous pass whose message
+	// differs: the check ran otherwise (a tolerance raised shows as
+	// "≤ 1e+09" where it read "≤ 1e-06").
+	Reworded int `json:"reworded,omitempty"`
+	// RewordedRules says, per rule with a pass reworded, how many.
+	RewordedRules []RuleCount `json:"reworded_rules,omitempty"`
 	// Findings holds every fail or warn of either report with its status:
 	// fixed ones as the previous report had them, the others as now.
 	Findings []Mark `json:"findings"`
@@ -40,6 +54,21 @@ type Mark struct {
 	Line     int              `json:"line"`
 	Quote    string           `json:"quote"`
 	Message  string           `json:"message"`
+}
+
+// RuleCount is a number of a rule's findings: passes gone or reworded.
+type RuleCount struct {
+	Rule string `json:"rule"`
+	N    int    `json:"n"`
+}
+
+// ruleCounts returns the counts of m sorted by rule.
+func ruleCounts(m map[string]int) []RuleCount {
+	var out []RuleCount
+	for _, rule := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, RuleCount{Rule: rule, N: m[rule]})
+	}
+	return out
 }
 
 // mark returns the status of the current report's i-th finding; "" without
@@ -116,7 +145,18 @@ func (r *Report) Compare(name string, prev []finding.Finding) {
 		}
 	}
 	bad := func(s finding.Severity) bool { return s == finding.Fail || s == finding.Warn }
+	gone, reworded := map[string]int{}, map[string]int{}
 	for j, p := range prev {
+		if p.Severity == finding.Pass {
+			switch i := prevMatched[j]; {
+			case i < 0:
+				c.Gone++
+				gone[p.Rule]++
+			case cur[i].Severity == finding.Pass && cur[i].Message != p.Message:
+				c.Reworded++
+				reworded[p.Rule]++
+			}
+		}
 		if !bad(p.Severity) {
 			continue
 		}
@@ -125,6 +165,7 @@ func (r *Report) Compare(name string, prev []finding.Finding) {
 			c.Findings = append(c.Findings, markOf(StatusFixed, p))
 		}
 	}
+	c.GoneRules, c.RewordedRules = ruleCounts(gone), ruleCounts(reworded)
 	for i, f := range cur {
 		if !bad(f.Severity) {
 			continue

@@ -107,3 +107,62 @@ func TestParsePrevious(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareGone: passes of the previous report that match no finding now
+// (a rule's settings narrowed, a record dropped) are counted per rule and
+// named on the comparison line; a pass that still passes, or now fails, is
+// not gone; a pass whose message changed is counted as reworded.
+func TestCompareGone(t *testing.T) {
+	pass := func(rule, file string, line int, quote string) finding.Finding {
+		return finding.Finding{Rule: rule, Severity: finding.Pass, File: file, Line: line, Quote: quote, Message: "m " + quote}
+	}
+	kept := pass("parity", "results/default_1.log", 3, "2.16e-07")
+	failsNow := pass("plan.unsourced", "PLAN.md", 578, "3,194.19 ms")
+	prev := []finding.Finding{
+		kept, failsNow,
+		pass("kld", "PLAN.md", 600, "0.064461"), pass("kld", "PLAN.md", 601, "0.327365"),
+		pass("summary", "results/x.json", 9, "3.40"),
+	}
+	failsNow.Severity = finding.Fail
+	loose := kept
+	loose.Message = "max err 2.16e-07 ≤ 1e+09" // the tolerance raised
+	tests := []struct {
+		name string
+		cur  []finding.Finding
+		gone []RuleCount
+		line string // in the text report, "" for no gone part
+	}{
+		{"all kept", prev, nil, ""},
+		{"kld and summary gone", []finding.Finding{kept, failsNow}, []RuleCount{{"kld", 2}, {"summary", 1}},
+			"; 3 checks gone that passed there (kld 2, summary 1)"},
+		{"one kld gone", append([]finding.Finding{kept, failsNow}, prev[2], prev[4]), []RuleCount{{"kld", 1}},
+			"; 1 checks gone that passed there (kld 1)"},
+		{"parity reworded", append([]finding.Finding{loose, failsNow}, prev[2:]...), nil,
+			"; 1 passes worded otherwise (parity 1)"},
+	}
+	for _, tt := range tests {
+		r := New("r", nil, tt.cur)
+		r.Compare("old.json", prev)
+		if diff := cmp.Diff(tt.gone, r.Previous.GoneRules); diff != "" {
+			t.Errorf("%s: Compare(old.json).GoneRules mismatch (-want +got):\n%s", tt.name, diff)
+		}
+		total := 0
+		for _, g := range tt.gone {
+			total += g.N
+		}
+		if reworded := tt.name == "parity reworded"; reworded != (r.Previous.Reworded == 1) || reworded != (len(r.Previous.RewordedRules) == 1) {
+			t.Errorf("%s: Compare(old.json) reworded %d %v; want 1 parity pass only for the reworded case", tt.name, r.Previous.Reworded, r.Previous.RewordedRules)
+		}
+		if r.Previous.Gone != total {
+			t.Errorf("%s: Compare(old.json).Gone = %d; want %d", tt.name, r.Previous.Gone, total)
+		}
+		out := write(t, r, "text", Options{})
+		if has := strings.Contains(out, "checks gone"); tt.line == "" && has || tt.line != "" && !strings.Contains(out, tt.line) {
+			t.Errorf("%s: text report against old.json = %q; want the gone part %q", tt.name, out, tt.line)
+		}
+		md := write(t, r, "markdown", Options{})
+		if tt.line != "" && !strings.Contains(md, tt.line+".") {
+			t.Errorf("%s: Markdown report against old.json lacks %q:\n%s", tt.name, tt.line+".", md)
+		}
+	}
+}
