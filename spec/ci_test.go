@@ -150,6 +150,18 @@ func makeRecipes(t *testing.T, mk, target string) map[string][]string {
 	return out
 }
 
+// makeRuns reports whether the Makefile's target, or a target its recipe
+// runs through $(MAKE), has the recipe line line.
+func makeRuns(t *testing.T, mk, target, line string) bool {
+	t.Helper()
+	for _, lines := range makeRecipes(t, mk, target) {
+		if slices.Contains(lines, line) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestVetOffOnlyBesideGoVet: make test's go test steps pass -vet=off, which
 // drops go test's own vet pass (eleven analyzers, run again per build
 // configuration), only because the same make test runs go vet ./... with
