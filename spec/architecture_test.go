@@ -459,9 +459,10 @@ func TestNoTestify(t *testing.T) {
 
 // TestRuleFamiliesHaveWantCases: every rule family has rule-level cases in
 // the one harness (analysistest.RunCases over its testdata): a case that
-// fails (a .want with a fail line) and one that passes (a .want with none),
-// a case for each of its analyzers (named by a "rule NAME" line where the
-// family has more than one), and a test of the package that runs them.
+// fails (a .want with a fail line) and one that passes (a .want with no
+// fail, error or not-applied line), a case for each of its analyzers (named
+// by a "rule NAME" line where the family has more than one), and a test of
+// the package that runs them.
 func TestRuleFamiliesHaveWantCases(t *testing.T) {
 	root := snaptest.Root()
 	families := map[string][]string{} // family → its analyzers' names
@@ -485,9 +486,10 @@ func TestRuleFamiliesHaveWantCases(t *testing.T) {
 			for _, m := range ruleLine.FindAllSubmatch(b, -1) {
 				named[string(m[1])] = true
 			}
-			if regexp.MustCompile(`(?m)^fail[/ ]`).Match(b) {
+			switch {
+			case regexp.MustCompile(`(?m)^fail[/ ]`).Match(b):
 				failing++
-			} else {
+			case !regexp.MustCompile(`(?m)^(error|not-applied) `).Match(b):
 				passing++
 			}
 		}

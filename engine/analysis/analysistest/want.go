@@ -31,6 +31,7 @@ type expectation struct {
 type wantFile struct {
 	rule       string         // from a "rule NAME" line; "" when it names none
 	notApplied *regexp.Regexp // from a "not-applied REGEXP" line; nil when the case applies
+	err        *regexp.Regexp // from an "error REGEXP" line; nil when the case runs
 	want       []expectation
 }
 
@@ -55,10 +56,13 @@ type wantFile struct {
 // holds a to), or, alone beside a rule line,
 //
 //	not-applied "REGEXP"
+//	error "REGEXP"
 //
 // (a does not apply, for a reason the regular expression matches, and
-// reports nothing). Blank lines and lines starting with # are comments. It
-// returns the findings, for further checks.
+// reports nothing; or a stops with an error the expression matches, input
+// it cannot read: the error names the file and place). Blank lines and
+// lines starting with # are comments. It returns the findings, for further
+// checks.
 func RunWant(t *testing.T, dir string, a *analysis.Analyzer) []finding.Finding {
 	t.Helper()
 	wf := readWant(t, dir+".want")
@@ -67,6 +71,12 @@ func RunWant(t *testing.T, dir string, a *analysis.Analyzer) []finding.Finding {
 	}
 	want := wf.want
 	fs, na, err := Run(t, dir, a)
+	if wf.err != nil {
+		if err == nil || !wf.err.MatchString(err.Error()) {
+			t.Errorf("%s over %s: error %v; want one matching %q", a.Name, dir, err, wf.err)
+		}
+		return fs
+	}
 	if err != nil {
 		t.Fatalf("%s over %s: %v", a.Name, dir, err)
 	}
@@ -135,12 +145,16 @@ func readWant(t testing.TB, file string) wantFile {
 			wf.rule = strings.TrimSpace(name)
 			continue
 		}
-		if quoted, ok := strings.CutPrefix(text, "not-applied "); ok {
+		if kw, quoted, ok := strings.Cut(text, " "); ok && (kw == "not-applied" || kw == "error") {
 			re, err := parsePattern(quoted)
-			if err != nil || wf.notApplied != nil {
-				t.Fatalf("%s:%d: %q: want one line not-applied \"REGEXP\" at the most (%v)", file, i+1, text, err)
+			if err != nil || wf.notApplied != nil || wf.err != nil {
+				t.Fatalf("%s:%d: %q: want one line not-applied \"REGEXP\" or error \"REGEXP\" at the most (%v)", file, i+1, text, err)
 			}
-			wf.notApplied = re
+			if kw == "error" {
+				wf.err = re
+			} else {
+				wf.notApplied = re
+			}
 			continue
 		}
 		e, err := parseWant(text)
@@ -151,9 +165,9 @@ func readWant(t testing.TB, file string) wantFile {
 		wf.want = append(wf.want, e)
 	}
 	switch {
-	case wf.notApplied != nil && len(wf.want) > 0:
-		t.Fatalf("%s: a not-applied case wants no finding; found %d expectations", file, len(wf.want))
-	case wf.notApplied == nil && len(wf.want) == 0:
+	case (wf.notApplied != nil || wf.err != nil) && len(wf.want) > 0:
+		t.Fatalf("%s: a not-applied or error case wants no finding; found %d expectations", file, len(wf.want))
+	case wf.notApplied == nil && wf.err == nil && len(wf.want) == 0:
 		t.Fatalf("%s: no expectation: a case that wants nothing says so with a pass line", file)
 	}
 	return wf

@@ -125,7 +125,13 @@ func TestReadWant(t *testing.T) {
 	if failed != "" || wf.notApplied == nil || !wf.notApplied.MatchString("no exit status recorded") || len(wf.want) != 0 {
 		t.Errorf("readWant(not-applied) = %v, %d expectations, failed %q; want a reason pattern, none", wf.notApplied, len(wf.want), failed)
 	}
+	wf, failed = readWantText(t, "error `^strataspec\\.json:\\d+: `\n")
+	if failed != "" || wf.err == nil || !wf.err.MatchString("strataspec.json:3: rules.x: unknown key") || wf.notApplied != nil {
+		t.Errorf("readWant(error) = %v, failed %q; want an error pattern", wf.err, failed)
+	}
 	for _, text := range []string{
+		"error \"x\"\nnot-applied \"y\"\n",       // an error and a reason
+		"error \"x\"\npass - \"y\"\n",            // an error, yet a finding wanted
 		"",                                       // no expectation
 		"# only a comment\n",                     // no expectation
 		"rule a\nrule b\npass - \"x\"\n",         // two rule lines

@@ -106,16 +106,6 @@ func TestUnlikeIDsFromSpec(t *testing.T) {
 	}
 }
 
-// A misspelt setting is an error naming the spec file's line.
-func TestUnlikeBadSettings(t *testing.T) {
-	root := snaptest.CopyFixture(t, "m5")
-	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `{"vary": [`, `{"varies": [`)
-	_, _, err := analysistest.Run(t, root, compare.Unlike)
-	if err == nil || !strings.HasPrefix(err.Error(), "strataspec.json:") || !strings.Contains(err.Error(), `unknown key "varies"`) {
-		t.Fatalf("compare.unlike with \"varies\": error %v; want one starting strataspec.json: and naming unknown key \"varies\"", err)
-	}
-}
-
 // A vary entry may be a pattern: "env *" lets the whole environment vary.
 func TestUnlikeVaryPattern(t *testing.T) {
 	root := snaptest.CopyFixture(t, "m5-v3")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -274,16 +273,6 @@ func TestProvenanceWithoutRoles(t *testing.T) {
 		}
 	}
 	only(t, "provenance(no roles)", fs, "hashes")
-}
-
-// A setting the spec misspells is an error naming the spec file and line.
-func TestProvenanceBadSettings(t *testing.T) {
-	root := snaptest.CopyFixture(t, "m5")
-	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `"provenance": {"runner"`, `"provenance": {"runer"`)
-	_, _, err := analysistest.Run(t, root, provenance.Provenance)
-	if re := regexp.MustCompile(`^strataspec\.json:\d+: rules\.provenance: unknown key "runer"`); err == nil || !re.MatchString(err.Error()) {
-		t.Fatalf("provenance(\"runer\") error = %v; want one matching %q", err, re)
-	}
 }
 
 // The issue's case as written: a strata run's --prompt-file set to
