@@ -160,3 +160,38 @@ func TestShapesTFManifest(t *testing.T) {
 		})
 	}
 }
+
+// TestBadRecords: a record the loader cannot parse (a route_parity log, the
+// self-test output, the recorded mtimes) in a copy of fixtures/m5 is left
+// out and is one fail of the rule reading its kind, at the record's file
+// and line (exit 1, not 2); every rule that does not read the record
+// reports as on m5. The rules in stops read it too (a claims row bound to
+// the parity records' count).
+func TestBadRecords(t *testing.T) {
+	base := audited(t, "m5")
+	want := ruleOutcomes(base)
+	for _, tt := range []struct {
+		rule, file, old, new string
+		line                 int
+		stops                []string
+		msg                  string
+	}{
+		{"parity", "results/route_parity/fast_1.json", `"exit_code": 0`, `"exit_code": "zero"`, 1, []string{"plan.unsourced"}, "want an integer"},
+		{"selftest", "results/self_test.log", "# exit: 0\n", "", 1, nil, `needs "# cmd:" and "# exit:"`},
+		{"provenance", "machine/mtimes.json", `"tz": "+03:00"`, `"tz": 3`, 2, nil, "tz: want a string, found number"},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			rep, _ := editAudit(t, "m5", tt.file, tt.old, tt.new, "")
+			bad := badInputs(rep)
+			if len(bad) != 1 || bad[0].Rule != tt.rule || bad[0].File != tt.file || bad[0].Line != tt.line || !strings.Contains(bad[0].Message, tt.msg) {
+				t.Fatalf("Audit with a bad %s: bad-input findings %+v; want one fail of %s at %s:%d containing %q", tt.file, bad, tt.rule, tt.file, tt.line, tt.msg)
+			}
+			got := ruleOutcomes(rep)
+			for rule, w := range want {
+				if rule != tt.rule && !slices.Contains(tt.stops, rule) && got[rule] != w {
+					t.Errorf("Audit with a bad %s: rule %s reports\n  %s\nwant, as on m5,\n  %s", tt.file, rule, got[rule], w)
+				}
+			}
+		})
+	}
+}

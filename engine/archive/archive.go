@@ -74,6 +74,18 @@ type Snapshot struct {
 	// Mtimes holds the file mtimes the audit recorded (machine/mtimes.json),
 	// by path relative to the root; nil when absent.
 	Mtimes map[string]Mtime
+	// RecordErrs are the records (parity, selftest, mtimes) that could not
+	// be read or parsed, left out: each is the bad input of the rule that
+	// reads its kind, which reports it, and the rest of the audit runs. A
+	// record over a limit stops the load instead.
+	RecordErrs []RecordErr
+}
+
+// RecordErr is a record the loader could not read: its kind (RecordParity,
+// RecordSelfTest, RecordMtimes) and the error, naming the file and place.
+type RecordErr struct {
+	Kind string
+	Err  error
 }
 
 // Note is an input the loader kept but did not use, or a gap in a run

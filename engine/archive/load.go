@@ -842,7 +842,7 @@ func (s *Snapshot) loadRecords() error {
 		s.noteEmpty(g.Glob, logs, "records.parity")
 		for _, rel := range logs {
 			recs, err := s.readRecords(rel, g)
-			if err != nil {
+			if err := s.recordErr(RecordParity, err); err != nil {
 				return err
 			}
 			s.Parity = append(s.Parity, recs...)
@@ -850,25 +850,38 @@ func (s *Snapshot) loadRecords() error {
 	}
 	if g := s.Spec.Records[RecordSelfTest]; g.Glob != "" && s.present(g.Glob) {
 		recs, err := s.readRecords(g.Glob, g)
-		if err != nil {
+		if err := s.recordErr(RecordSelfTest, err); err != nil {
 			return err
 		}
-		s.SelfTest = recs[len(recs)-1]
+		if len(recs) > 0 {
+			s.SelfTest = recs[len(recs)-1]
+		}
 	}
 	f := s.Spec.Records[RecordMtimes].Glob
 	if f == "" || !s.present(f) {
 		return nil
 	}
 	data, err := s.FS.ReadFile(f, snapfs.LimitText)
-	if err != nil {
+	if err == nil {
+		var m map[string]Mtime
+		if m, err = decodeMtimes(f, data); err == nil {
+			s.Mtimes, s.MtimesFile = m, f
+		}
+	}
+	return s.recordErr(RecordMtimes, err)
+}
+
+// recordErr keeps err, the error of reading a record of kind, in
+// RecordErrs (the rule reading the kind reports it) and returns nil; an
+// input over a limit is returned, and stops the load.
+func (s *Snapshot) recordErr(kind string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*snapfs.LimitError](err); ok {
 		return err
 	}
-	m, err := decodeMtimes(f, data)
-	if err != nil {
-		return err
-	}
-	s.Mtimes = m
-	s.MtimesFile = f
+	s.RecordErrs = append(s.RecordErrs, RecordErr{Kind: kind, Err: err})
 	return nil
 }
 

@@ -72,7 +72,7 @@ func TestTranscriptLines(t *testing.T) {
 		t.Fatalf("self-test record = %+v; want its command and exit 3 from the transcript", st)
 	}
 	files["t.txt"] = "$ x\nexit three\n"
-	if _, err := Load(writeSnap(t, files), fakeFormats); err == nil || !strings.Contains(err.Error(), "t.txt:2") {
+	if err := recordErr(Load(writeSnap(t, files), fakeFormats)); err == nil || !strings.Contains(err.Error(), "t.txt:2") {
 		t.Errorf("Load with exit three = %v; want an error at t.txt:2", err)
 	}
 }

@@ -52,6 +52,10 @@ func LoadLimits(root string, lim snapfs.Limits) (*Context, error) {
 		return nil, err
 	}
 	faults = append(faults, misnamed...)
+	for _, re := range snap.RecordErrs {
+		faults = append(faults, specFault{meant: recordRule(re.Kind), err: re.Err,
+			fix: "make the record readable in its format; until then the rule checks the other records only"})
+	}
 	d := analysis.NewDriver(snap)
 	runMs, err := analysis.Compute(d, facts.RunMetrics)
 	if err != nil {
@@ -104,7 +108,7 @@ type Context struct {
 type specFault struct {
 	meant string
 	reads []*analysis.Analyzer
-	err   *checkout.Error
+	err   error // naming its file and place
 	fix   string
 }
 
@@ -161,6 +165,19 @@ func faultsOf(err error, fault func(*checkout.Error) (specFault, bool)) ([]specF
 	return out, nil
 }
 
+// recordRule is the rule that reads each kind of record (archive's
+// RecordParity, RecordSelfTest, RecordMtimes): a record of the kind that
+// cannot be read is its fail finding.
+func recordRule(kind string) string {
+	switch kind {
+	case archive.RecordParity:
+		return "parity"
+	case archive.RecordSelfTest:
+		return "selftest"
+	}
+	return "provenance" // the recorded mtimes
+}
+
 // runsParse is the rule that reports what a run's output does not yield.
 const runsParse = "runs.parse"
 
@@ -181,8 +198,9 @@ func faultFindings(res []analysis.Result, faults []specFault) []finding.Finding 
 		if i < 0 {
 			continue
 		}
-		out = append(out, finding.Finding{Rule: res[i].Analyzer.Name, Severity: finding.Fail, Check: BadInput, File: m.err.File, Line: m.err.Line,
-			Message: m.err.Msg, Fix: m.fix})
+		pos, msg := placeOf(m.err)
+		out = append(out, finding.Finding{Rule: res[i].Analyzer.Name, Severity: finding.Fail, Check: BadInput, File: pos.File, Line: pos.Line,
+			Message: msg, Fix: m.fix})
 	}
 	return out
 }

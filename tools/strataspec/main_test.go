@@ -124,9 +124,11 @@ func TestRunBadInput(t *testing.T) {
 		{"huge number", func(t *testing.T, p string) {
 			snaptest.EditNth(t, p, `"exit_code": 0,`, `"exit_code": 1e999,`, 1)
 		}, 2, []string{results + ":", "runs[0].exit_code", "want an integer"}},
+		// a bad record is the bad input of the rule reading it (selftest;
+		// spec TestBadRecords), not of summary, which these cases run
 		{"self-test header without exit", func(t *testing.T, p string) {
 			snaptest.Write(t, filepath.Join(filepath.Dir(filepath.Dir(p)), "results", "self_test.log"), "# cmd: x\nself-test: PASS\n")
-		}, 2, []string{"results/self_test.log:1", `needs "# cmd:" and "# exit:"`}},
+		}, 0, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,6 +138,9 @@ func TestRunBadInput(t *testing.T) {
 			code := run(&stdout, &stderr, []string{"-root", root, "-rules", "summary", "-format", "json"})
 			if code != tt.code {
 				t.Fatalf("run(%s) = %d; want %d\nstderr: %s", tt.name, code, tt.code, stderr.String())
+			}
+			if code == 0 {
+				return
 			}
 			if code == 2 {
 				for _, w := range tt.want {
