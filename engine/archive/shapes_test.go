@@ -127,7 +127,7 @@ func TestJSONRecords(t *testing.T) {
 		t.Errorf("JSON records =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	files["p/rp.json"] = `[{"argv": ["rp"], "rc": 0}]`
-	if _, err := Load(writeSnap(t, files), fakeFormats); err == nil || !strings.Contains(err.Error(), `p/rp.json:1:2`) || !strings.Contains(err.Error(), `no "output"`) {
+	if err := recordErr(Load(writeSnap(t, files), fakeFormats)); err == nil || !strings.Contains(err.Error(), `p/rp.json:1:2`) || !strings.Contains(err.Error(), `no "output"`) {
 		t.Errorf("Load(a record without output) = %v; want p/rp.json:1:2 naming the field", err)
 	}
 }
