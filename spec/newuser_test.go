@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -47,7 +48,8 @@ func newUserLog(decode string) string {
 
 // TestNewUserShape adopts a strata-shaped checkout nobody wrote a fixture
 // for, as README's "Audit your own project" says: the runs in one JSON
-// document under a nested key with the runner's own field names, each log
+// document under a nested key, or in a CSV file one run a row, with the
+// runner's own field names, each log
 // line behind an RFC 3339 time and a level (not glog's header), a command
 // line opening with an environment assignment as a shell runs it. -init's
 // guess places the runs; the parse errors of the unprefixed format say
@@ -56,6 +58,14 @@ func newUserLog(decode string) string {
 // the plan's two numbers and passes, and a plan line whose label names
 // another configuration than its runs' still fails.
 func TestNewUserShape(t *testing.T) {
+	for _, asCSV := range []bool{false, true} {
+		t.Run(map[bool]string{false: "json", true: "csv"}[asCSV], func(t *testing.T) { newUserShape(t, asCSV) })
+	}
+}
+
+// newUserShape is TestNewUserShape with the runs in one JSON document, or,
+// asCSV, in a CSV file, one run a row, the runner's columns its header.
+func newUserShape(t *testing.T, asCSV bool) {
 	dir := t.TempDir()
 	write := func(rel, s string) {
 		t.Helper()
@@ -78,15 +88,29 @@ func TestNewUserShape(t *testing.T) {
 		{"decode_moce085", "build/strata_window_cli --model models/K256.gguf --moce 0.85 -n 64", newUserLog("13.61"), 9.5, 0},
 		{"decode_moce0", "STRATA_METAL_ARENA_GB=3.4 build/strata_window_cli --model models/K256.gguf --moce 0 -n 64", newUserLog("12.02"), 10.5, 0},
 	}}}
-	b, err := json.MarshalIndent(doc, "", " ")
-	if err != nil {
-		t.Fatal(err)
+	want := []checkout.Results{{File: "bench/report.json", Runs: "suite.runs",
+		Fields: checkout.Fields{Name: "label", Argv: "command", Exit: "status", Duration: "elapsed", Tail: "stdout"}}}
+	if asCSV {
+		var b strings.Builder
+		w := csv.NewWriter(&b)
+		_ = w.Write([]string{"label", "command", "stdout", "elapsed", "status"})
+		for _, r := range doc["suite"].(map[string]any)["runs"].([]run) {
+			_ = w.Write([]string{r.Label, r.Command, r.Stdout, fmt.Sprint(r.Elapsed), fmt.Sprint(r.Status)})
+		}
+		w.Flush()
+		write("bench/runs.csv", b.String())
+		want[0].File, want[0].Runs = "bench/runs.csv", ""
+	} else {
+		b, err := json.MarshalIndent(doc, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("bench/report.json", string(b))
 	}
-	write("bench/report.json", string(b))
 	write("PLAN.md", "# My plan\n\n## 1. Speed\n\nDecode runs at 13.61 tok/s with `--moce 0.85`, and 12.02 tok/s with `--moce 0`.\n")
 	write("PLAN.claims", "section §1\n§1 | 13.61 tok/s | decode_moce085:decode_tok_s\n§1 | 12.02 tok/s | decode_moce0:decode_tok_s\n")
 
-	// -init: the runs are found under suite.runs with the runner's names.
+	// -init: the runs are found (under suite.runs) with the runner's names.
 	fsys, err := snapfs.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +120,6 @@ func TestNewUserShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []checkout.Results{{File: "bench/report.json", Runs: "suite.runs",
-		Fields: checkout.Fields{Name: "label", Argv: "command", Exit: "status", Duration: "elapsed", Tail: "stdout"}}}
 	if diff := cmp.Diff(want, guess.Results, cmp.AllowUnexported(checkout.Results{})); diff != "" {
 		t.Fatalf("-init's guess of the runs (-want +got):\n%s", diff)
 	}

@@ -98,9 +98,12 @@ func LoadSpec(fsys *snapfs.FS, spec *checkout.Spec, formats Formats) (*Snapshot,
 			if s.ResultsFile == "" {
 				s.ResultsFile = f
 			}
-			if strings.HasSuffix(f, ".jsonl") {
+			switch {
+			case strings.HasSuffix(f, ".jsonl"):
 				err = s.decodeJSONL(f, data, rs)
-			} else {
+			case strings.HasSuffix(f, ".csv"):
+				err = s.decodeCSV(f, data, rs)
+			default:
 				err = s.decodeResults(f, data, rs)
 			}
 			if err != nil {
@@ -461,6 +464,32 @@ func (s *Snapshot) decodeJSONL(file string, data []byte, rs checkout.Results) er
 			return &Error{File: file, Line: line, Msg: fmt.Sprintf("no run record at %q", rs.Runs)}
 		}
 		s.decodeRun(d, rec, len(s.Runs), "", rs.Fields)
+		if d.err != nil {
+			return d.err
+		}
+	}
+	return nil
+}
+
+// RowsOnly reports whether a results file holds run records alone, one a
+// line or a row (JSON Lines, CSV): no tables, no provenance record.
+func RowsOnly(file string) bool {
+	return strings.HasSuffix(file, ".jsonl") || strings.HasSuffix(file, ".csv")
+}
+
+// decodeCSV reads a CSV results file, one run a row: its header names the
+// fields (jsontree.ParseCSV), which the spec maps as a JSON record's.
+func (s *Snapshot) decodeCSV(file string, data []byte, rs checkout.Results) error {
+	if rs.Runs != "" {
+		return &Error{File: s.Spec.Path, Line: s.Spec.Line("results"), Msg: fmt.Sprintf("results %s: a CSV file holds one run a row; \"runs\" (%q) names a path in a JSON file", file, rs.Runs)}
+	}
+	rows, err := jsontree.ParseCSV(file, data)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		d := &decoder{p: row.Doc, lineBase: row.Line - 1}
+		s.decodeRun(d, row.Doc.Root, len(s.Runs), "", rs.Fields)
 		if d.err != nil {
 			return d.err
 		}

@@ -72,11 +72,15 @@ func Guess(fsys *snapfs.FS, isBench func([]byte) bool) (*Spec, []string, error) 
 			if err == nil && isBench(b) {
 				s.Bench = append(s.Bench, f)
 				said = append(said, fmt.Sprintf("%s: llama-bench output (%s)", f, strings.TrimPrefix(ext, ".")))
+			} else if err == nil && ext == ".csv" {
+				if line, ok := s.guessCSV(f, b); ok {
+					said = append(said, line)
+				}
 			}
 		}
 	}
 	if len(s.Results) == 0 && len(s.Logs) == 0 && len(s.Bench) == 0 {
-		said = append(said, "no runs found: add a \"results\" entry (JSON records) or a \"logs\" glob by hand")
+		said = append(said, "no runs found: add a \"results\" entry (JSON, JSON Lines or CSV records) or a \"logs\" glob by hand")
 	}
 	return s, said, nil
 }
@@ -125,6 +129,27 @@ func (s *Spec) guessJSON(f string, b []byte, files []string, isBench func([]byte
 	if rec == nil {
 		return fmt.Sprintf("%s: not placed: no array of records with a name", f)
 	}
+	return s.guessRecord(f, runsPath, rec)
+}
+
+// guessCSV places a CSV file that is not llama-bench output: run records,
+// one a row, when its header has a name-like column.
+func (s *Spec) guessCSV(f string, b []byte) (string, bool) {
+	rows, err := jsontree.ParseCSV(f, b)
+	if err != nil || len(rows) == 0 {
+		return "", false
+	}
+	for _, k := range guessKeys["name"] {
+		if rows[0].Doc.Root.Get(k) != nil {
+			return s.guessRecord(f, "", rows[0].Doc.Root), true
+		}
+	}
+	return "", false
+}
+
+// guessRecord adds a results entry for the records of f at runsPath, its
+// fields guessed from the keys of rec, the first record.
+func (s *Spec) guessRecord(f, runsPath string, rec *jsontree.Node) string {
 	r := Results{File: f, Runs: runsPath}
 	var got []string
 	for _, part := range []struct {

@@ -3,7 +3,6 @@ package facts
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/archive"
@@ -39,7 +38,7 @@ var Results = analysis.NewInput("results documents", "the results files as JSON 
 			return nil, err
 		}
 		for _, f := range files {
-			if strings.HasSuffix(f, ".jsonl") || out.Docs[f] != nil {
+			if archive.RowsOnly(f) || out.Docs[f] != nil {
 				continue
 			}
 			doc, err := p.Snap.Doc(f) // parsed by the loader
@@ -71,8 +70,8 @@ func (r *ResultsDocs) Table(loc tables.Loc) (*tables.Table, error) {
 		if r.snap == nil || r.snap.FS == nil {
 			return nil, fmt.Errorf("%s: not read: %w (%w)", loc, ErrAbsent, tables.ErrMissing)
 		}
-		if strings.HasSuffix(file, ".jsonl") {
-			return nil, fmt.Errorf("%s: a JSON Lines file holds run records, not tables", loc)
+		if archive.RowsOnly(file) {
+			return nil, fmt.Errorf("%s: a JSON Lines or CSV file holds run records, not tables", loc)
 		}
 		var err error
 		if doc, err = r.snap.Doc(file); err != nil {

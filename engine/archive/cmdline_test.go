@@ -67,3 +67,49 @@ func TestCommandLineEnv(t *testing.T) {
 		t.Errorf("notes about the command line's environment = %q; want one for run b's A", notes)
 	}
 }
+
+// TestLoadCSV: a CSV results file is one run a row, its columns mapped as a
+// JSON record's fields (dotted names as nested paths, record metrics
+// included); each run's place is its row's line, a multi-line output cell
+// its tail. A CSV file has no "runs" path, and a bad row is an error at its
+// line.
+func TestLoadCSV(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		checkout.File: `{"results": [{"file": "runs.csv", "fields": {"name": "run", "argv": "cmd", "tail": "output",
+  "metrics": {"vm.swapout_mib": {"name": "swapout_mib", "unit": "MiB"}}}}]}`,
+		"runs.csv": "run,cmd,exit_code,vm.swapout_mib,output\n" +
+			"a,build/strata_window_cli -n 4,0,0.0,\"init: 1 ms\ndecode: 4 tok\"\n" +
+			"b,llama-cli -n 4,1,,x\n",
+	})
+	s, err := Load(dir, fakeFormats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := s.Run("a"), s.Run("b")
+	if a == nil || b == nil {
+		t.Fatalf("runs = %v; want a and b", s.Runs)
+	}
+	if diff := cmp.Diff([]string{"build/strata_window_cli", "-n", "4"}, a.Cmd); diff != "" {
+		t.Errorf("run a: Cmd (-want +got):\n%s", diff)
+	}
+	if a.Line != 2 || b.Line != 4 || a.Tail != "init: 1 ms\ndecode: 4 tok" || a.Parser != "strata" || !b.HasExit || b.ExitCode != 1 {
+		t.Errorf("runs a, b = line %d %q %q, line %d exit %v %d; want line 2, the two-line tail, strata; line 4, exit 1",
+			a.Line, a.Tail, a.Parser, b.Line, b.HasExit, b.ExitCode)
+	}
+	if len(a.Metrics) != 1 || a.Metrics[0].Name != "swapout_mib" || a.Metrics[0].Line != 2 || len(b.Metrics) != 0 {
+		t.Errorf("record metrics = %+v, %+v; want swapout_mib at line 2 for a, none for b (its cell is empty)", a.Metrics, b.Metrics)
+	}
+	if !strings.HasPrefix(a.Source, "runs.csv: ") {
+		t.Errorf("run a's Source = %q; want runs.csv: …", a.Source)
+	}
+	for _, tt := range []struct{ spec, csv, want string }{
+		{`{"results": [{"file": "runs.csv", "runs": "runs"}]}`, "name\nx\n", "a CSV file holds one run a row"},
+		{`{"results": [{"file": "runs.csv"}]}`, "name,exit_code\nx,0\ny\n", "runs.csv:3:"},
+		{`{"results": [{"file": "runs.csv"}]}`, "name,exit_code\nx,zero\n", "runs.csv:2:"},
+	} {
+		dir := writeTree(t, map[string]string{checkout.File: tt.spec, "runs.csv": tt.csv})
+		if _, err := Load(dir, fakeFormats); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Load(%q) = %v; want an error containing %q", tt.csv, err, tt.want)
+		}
+	}
+}
