@@ -23,7 +23,6 @@ var formatNameUses = map[string]string{
 	"engine/llamacpp/program.go":        "llama.cpp's binary names (llama-bench, llama-perplexity, llama-server), which the formats of their output are named after",
 	"engine/archive/load.go":            `the argv[0] a llama-bench output file's run is given ("llama-bench"), whose format the registry names`,
 	"engine/rules/selftest/selftest.go": `the text "self-test" a runner's source prints on its PASS line`,
-	"engine/live/livetest/livetest.go":  "the fake engine reads its replay with the parsers themselves, numbers as printed, before the registry's unit conversion",
 }
 
 // formatNameViolations walks the Go files (tests aside) under root/dir

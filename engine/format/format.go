@@ -78,6 +78,11 @@ func (f *Format) ParseMax(source, text string, max int) *tail.Metrics {
 	return ms
 }
 
+// ParseAsPrinted is ParseMax without the conversion to the vocabulary's
+// units: each metric in the unit its line prints, its text as printed, for
+// a reader that rewrites the printed numbers (the fake engine's replay).
+func (f *Format) ParseAsPrinted(source, text string) *tail.Metrics { return f.parse(source, text, 0) }
+
 // EchoesPrompt reports whether the format's outputs echo the prompt they
 // were given (llama.cpp's CLI), so that the echo can be checked against the
 // archived prompt.

@@ -189,6 +189,10 @@ func TestStrataPrintedUnit(t *testing.T) {
 			t.Errorf("%q read as %q; want %q", line, got, want)
 		}
 	}
+	printed := strata.ParseAsPrinted("x", "init: 347.12 ms\ntiming: host wait 24830 µs/tok, T1 GPU 103870 µs/tok\n")
+	if got, want := gpu(printed), "host_wait_ms_per_tok=24830µs/tok@2 t1_gpu_ms_per_tok=103870µs/tok@2 pure_gpu_ms_per_tok=79040µs/tok@2"; got != want {
+		t.Errorf("ParseAsPrinted read %q; want the units as printed, %q", got, want)
+	}
 	for _, tt := range []struct{ line, err string }{
 		{"timing: host wait 24.83 MB/tok, T1 GPU 103.870 ms/tok", "x:2: metric host_wait_ms_per_tok = 24.83 MB/tok: the vocabulary reads host_wait_ms_per_tok in ms/tok"},
 		{"timing: host wait 24.83 ms/tok, T1 GPU 103.870 jiffies/tok", `x:2: metric t1_gpu_ms_per_tok = 103.870 jiffies/tok: unit "jiffies/tok"`},

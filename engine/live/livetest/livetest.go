@@ -24,7 +24,6 @@ import (
 
 	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/live"
-	"github.com/strataspec/strataspec/engine/llamacpp"
 	"github.com/strataspec/strataspec/engine/tail"
 )
 
@@ -78,17 +77,15 @@ type Replay struct {
 	EnvFile string
 }
 
-// Metrics parses an output with the replay's parser.
+// Metrics parses an output with the replay's parser, the format of that
+// name (strata's when it names none the registry holds), each number as
+// printed (format.Format.ParseAsPrinted).
 func (r *Replay) Metrics(output string) *tail.Metrics {
-	switch r.Parser {
-	case RouteParity:
-		return tail.ParseRouteParity("replay", output)
-	case LlamaCpp:
-		return llamacpp.ParseProgram(llamacpp.ProgramCLI, "replay", output)
-	case Bench, Perplexity, Server:
-		return llamacpp.ParseProgram(r.Parser, "replay", output)
+	f, ok := format.Builtin().Get(r.Parser)
+	if !ok {
+		f, _ = format.Builtin().Get(Strata)
 	}
-	return tail.ParseStrata("replay", output)
+	return f.ParseAsPrinted("replay", output)
 }
 
 // Render returns the lines the fake engine prints: the flood, then the
