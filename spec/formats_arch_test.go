@@ -34,10 +34,12 @@ func formatNameViolations(t *testing.T, root, dir string, allowed map[string]str
 	builtins := format.Builtins()
 	fset := token.NewFileSet()
 	var out []string
+	seen := 0
 	err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return err
 		}
+		seen++
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if strings.HasPrefix(rel, "engine/format/") {
@@ -73,7 +75,10 @@ func formatNameViolations(t *testing.T, root, dir string, allowed map[string]str
 		return nil
 	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("walking %s: %v", filepath.Join(root, dir), err)
+	}
+	if seen == 0 {
+		t.Fatalf("walking %s found no Go file to check", filepath.Join(root, dir))
 	}
 	return out
 }

@@ -52,20 +52,20 @@ func (k Kind) String() string {
 // Value is one value and the line of its key.
 type Value struct {
 	Kind  Kind
-	Line  int
-	Str   string
-	Int   int64
-	Float float64
-	Bool  bool
+	Line  int      // its key's line (0 for an element of an array)
+	Str   string   // a String's value, escapes decoded
+	Int   int64    // an Int's value
+	Float float64  // a Float's value
+	Bool  bool     // a Bool's value
 	Elems []*Value // an array's elements
 }
 
 // Table is a table: its keys, its sub-tables and its arrays of tables.
 type Table struct {
-	Line   int // the header's line; 0 for the document's root
-	Keys   map[string]*Value
-	Tables map[string]*Table
-	Arrays map[string][]*Table
+	Line   int                 // the header's line; 0 for the document's root
+	Keys   map[string]*Value   // the key = value pairs, by key
+	Tables map[string]*Table   // the [sub.tables], by their last name
+	Arrays map[string][]*Table // the [[arrays of tables]], each table in order
 	// Order lists the table's keys, sub-tables and arrays in the order
 	// the document first gives them.
 	Order []string
