@@ -83,6 +83,13 @@ var redteamForms = []planForm{
 	{name: "integer declared an identifier", line: "- the arena holds 5000 slots.", claims: editOnce("section §7.1 #5\n", "section §7.1 #5\nident 5000\n")},
 	{name: "sub-heading skipped inside the claim section", line: "\n##### Notes\n\n- fill 9.99 GB/s.", claims: editOnce("section §7.1 #5\n", "section §7.1 #5\nskip §7.1 #5 > Notes\n")},
 	{name: "number moved under a new level-2 heading", line: "\n## Notes\n\n- fill 9.99 GB/s.\n\n### 7.1 again\n\n#### #5 — again\n", ungated: "9.99 GB/s"},
+	{name: "KLD macros swapped between formats", edit: editOnce("- IQ3_S: 0.064461 / 90.11 %\n- Q2_0 MoCE=0: 0.327365 / 75.52 %", "- IQ3_S: 0.327365 / 75.52 %\n- Q2_0 MoCE=0: 0.064461 / 90.11 %")},
+	{name: "fill ranges swapped between formats", edit: editOnce("Q2_0 3.66–6.44 GB/s, IQ3_S 6.10–7.07 GB/s", "Q2_0 6.10–7.07 GB/s, IQ3_S 3.66–6.44 GB/s")},
+	{name: "emoji keycap digit", line: "- fill 9\ufe0f\u20e3 GB/s."},
+	{name: "thin space thousands separator", line: "- prefill 3\u2009194.19 ms."},
+	{name: "apostrophe thousands separator", line: "- prefill 3'194.19 ms."},
+	{name: "decimal comma", line: "- fill 9,99 GB/s."},
+	{name: "line break inside a number", line: "- fill 9.<br>99 GB/s."},
 	{name: "set narrowed to hide a run", claims: editOnce("set all        = *", "set all        = strata_*")},
 }
 
