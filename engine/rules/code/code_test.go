@@ -223,24 +223,3 @@ func TestNotApplicable(t *testing.T) {
 		t.Fatalf("code(empty settings) reason = %q; want it to contain %q", got, want)
 	}
 }
-
-// TestBadScope: a scope entry with both a function and a key is an error
-// naming the spec file and the rule's line, not a silent pass.
-func TestBadScope(t *testing.T) {
-	root := snaptest.CopyFixture(t, "m5")
-	spec := filepath.Join(root, "strataspec.json")
-	snaptest.Edit(t, spec, `"function": "llama_cpp_blocks"}`, `"function": "llama_cpp_blocks", "key": "x"}`)
-	_, err := audittest.Audit(root, "code")
-	if err == nil {
-		t.Fatal("code(a scope entry with a function and a key): no error; want one naming the spec's line")
-	}
-	line := 0
-	for i, l := range strings.Split(snaptest.Read(t, spec), "\n") {
-		if strings.Contains(l, `"code": {`) {
-			line = i + 1
-		}
-	}
-	if want := "strataspec.json:" + strconv.Itoa(line) + ": rules.code: scope: an entry needs"; !strings.Contains(err.Error(), want) {
-		t.Fatalf("code(a scope entry with a function and a key): error %q; want it to contain %q", err, want)
-	}
-}
