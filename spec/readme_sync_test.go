@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -82,6 +84,27 @@ func TestREADMESpecKeys(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("README.md's spec-file table against checkout.Spec's keys (-decoded +table):\n%s", diff)
+	}
+}
+
+// TestCheckoutDocSpecKeys keeps the example spec file in engine/checkout's
+// package doc, which README calls the full format, giving every key
+// checkout.Spec decodes, each once.
+func TestCheckoutDocSpecKeys(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../engine/checkout/checkout.go", nil, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		t.Fatalf("parsing engine/checkout/checkout.go: %v", err)
+	}
+	if f.Doc == nil {
+		t.Fatal("engine/checkout/checkout.go has no package doc")
+	}
+	var keys []string
+	for _, m := range regexp.MustCompile(`(?m)^\t  "([a-z_]+)":`).FindAllStringSubmatch(f.Doc.Text(), -1) {
+		keys = append(keys, m[1])
+	}
+	slices.Sort(keys)
+	if diff := cmp.Diff(specKeys(), keys); diff != "" {
+		t.Errorf("engine/checkout's package doc example against checkout.Spec's keys (-decoded +doc):\n%s", diff)
 	}
 }
 
