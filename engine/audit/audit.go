@@ -402,7 +402,26 @@ func failures(res []analysis.Result, failed []analysis.Result) {
 			continue
 		}
 		res[i].Findings = append(slices.Clip(res[i].Findings), failFindings(res[i].Analyzer, f)...)
+		// The rules that did not apply for it say where its error is,
+		// rather than repeating it (a claims table's errors, once per rule).
+		prefix := "failed prerequisite " + f.Analyzer.Name + ": "
+		for j := range res {
+			if strings.HasPrefix(res[j].NotApplied, prefix) {
+				res[j].NotApplied = fmt.Sprintf("failed prerequisite %s: reported as %s", f.Analyzer.Name, whereReported(f, res[i].Analyzer))
+			}
+		}
 	}
+}
+
+// whereReported says where the failure f is reported: as rule's fail
+// finding, with f's first place.
+func whereReported(f analysis.Result, rule *analysis.Analyzer) string {
+	pos, _ := placeOf(joined(f.Err)[0])
+	at := finding.Pos{File: pos.File, Line: pos.Line}.String()
+	if at == "" {
+		return rule.Name + "'s fail"
+	}
+	return fmt.Sprintf("%s's fail at %s", rule.Name, at)
 }
 
 // reads reports whether a requires or uses in, at any depth.
@@ -458,11 +477,15 @@ func failFindings(rule *analysis.Analyzer, f analysis.Result) []finding.Finding 
 var leadingPlace = regexp.MustCompile(`^([^\s:]+):([0-9]+): `)
 
 // placeOf returns the place an error names and its message after that
-// place (file, line and column; a JSON path stays in the message): its Pos
-// (finding.PosOf), else a leading "file:line: " of its text.
+// place (file, line and column; a JSON path stays in the message, and a
+// message about a whole file keeps its name): its Pos (finding.PosOf),
+// else a leading "file:line: " of its text.
 func placeOf(err error) (finding.Pos, string) {
 	msg := err.Error()
 	if pos, ok := finding.PosOf(err); ok && pos.File != "" {
+		if pos.Line == 0 {
+			return pos, msg // about the whole file: the message names it
+		}
 		// a JSON path stays in the message: a finding has no field for it
 		at := finding.Pos{File: pos.File, Line: pos.Line, Col: pos.Col}
 		return pos, strings.TrimPrefix(msg, at.String()+": ")

@@ -234,6 +234,17 @@ func TestClaimsSyntaxErrorNamesFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// the rules that did not apply point at the finding, not repeat it
+	wantWhy := fmt.Sprintf("failed prerequisite claims: reported as plan.stale's fail at PLAN.claims:%d", line)
+	why := "(applied)"
+	for _, na := range rep.Summary.NotApplied {
+		if na.Rule == "plan.label" {
+			why = na.Reason
+		}
+	}
+	if why != wantWhy {
+		t.Errorf("Audit with a bad claims row: plan.label did not apply for %q; want %q", why, wantWhy)
+	}
 	for _, rule := range []string{"parity", "arena", "tf", "runs.parse"} {
 		if !slices.Contains(rep.Summary.Applied, rule) {
 			t.Errorf("Audit with a bad claims row: rule %s did not apply; want it applied (it does not read the table)", rule)
