@@ -83,6 +83,12 @@ var redteamForms = []planForm{
 	{name: "integer declared an identifier", line: "- the arena holds 5000 slots.", claims: editOnce("section §7.1 #5\n", "section §7.1 #5\nident 5000\n")},
 	{name: "sub-heading skipped inside the claim section", line: "\n##### Notes\n\n- fill 9.99 GB/s.", claims: editOnce("section §7.1 #5\n", "section §7.1 #5\nskip §7.1 #5 > Notes\n")},
 	{name: "number moved under a new level-2 heading", line: "\n## Notes\n\n- fill 9.99 GB/s.\n\n### 7.1 again\n\n#### #5 — again\n", ungated: "9.99 GB/s"},
+	{name: "hit splits swapped between the configurations", edit: func(b []byte) []byte {
+		b = bytes.Replace(b, []byte("arena + RA 82.17 + 9.38 % (91.55 % combined)"), []byte("arena + RA @A@"), 1)
+		b = bytes.Replace(b, []byte("arena + RA 63.86 + 18.58 % (82.44 % combined)"), []byte("arena + RA 82.17 + 9.38 % (91.55 % combined)"), 1)
+		return bytes.Replace(b, []byte("arena + RA @A@"), []byte("arena + RA 63.86 + 18.58 % (82.44 % combined)"), 1)
+	}},
+	{name: "slot counts swapped between formats", edit: editOnce("Q2_0 runs\nget 2,441 slots in 1 class, IQ3_S runs 1,550 slots", "Q2_0 runs\nget 1,550 slots in 1 class, IQ3_S runs 2,441 slots")},
 	{name: "KLD macros swapped between formats", edit: editOnce("- IQ3_S: 0.064461 / 90.11 %\n- Q2_0 MoCE=0: 0.327365 / 75.52 %", "- IQ3_S: 0.327365 / 75.52 %\n- Q2_0 MoCE=0: 0.064461 / 90.11 %")},
 	{name: "fill ranges swapped between formats", edit: editOnce("Q2_0 3.66–6.44 GB/s, IQ3_S 6.10–7.07 GB/s", "Q2_0 6.10–7.07 GB/s, IQ3_S 3.66–6.44 GB/s")},
 	{name: "emoji keycap digit", line: "- fill 9\ufe0f\u20e3 GB/s."},

@@ -266,6 +266,16 @@ func labelScope(labels []posLabel, i int, s planmd.Sentence, lead, followed bool
 	return prev, lb.pos()
 }
 
+// alone reports whether labels[i] is the one label of its group.
+func alone(labels []posLabel, i int) bool {
+	for j, o := range labels {
+		if j != i && labelGroup(o.Label) == labelGroup(labels[i].Label) {
+			return false
+		}
+	}
+	return true
+}
+
 // numberAfter reports whether sentence s quotes a number (a claim the plan
 // reader reads, bound or not) after p.
 func numberAfter(doc *planmd.Doc, s planmd.Sentence, p planmd.Pos) bool {
@@ -317,23 +327,34 @@ func planLabel(pc *check) []finding.Finding {
 		agreedLine := 0
 		forward := labelsLead(labels, bound[sen])
 		for i, lb := range labels {
-			lo, hi := labelScope(labels, i, sen, forward[labelGroup(lb.Label)], numberAfter(pc.Doc, sen, lb.pos()))
+			lead, followed := forward[labelGroup(lb.Label)], numberAfter(pc.Doc, sen, lb.pos())
+			lo, hi := labelScope(labels, i, sen, lead, followed)
 			var runs []string
 			var cfg []runLabels
+			// each bound quote in the scope with its own runs: one of the
+			// runs agreeing with the label does not speak for a quote
+			// bound to runs that all differ (two quotes swapped)
+			type quoted struct {
+				b    gate.Binding
+				runs []string
+				cfg  []runLabels
+			}
+			var each []quoted
 			for _, b := range bound[sen] {
 				if at := (planmd.Pos{Line: b.Token.Line, Col: b.Token.Col}); !lo.Before(at) || !at.Before(hi) {
 					continue
 				}
+				q := quoted{b: b}
 				for _, name := range b.Row.MetricRuns(pc.Env) {
 					r := pc.runs[name]
-					if r != nil && slices.Contains(runs, name) {
+					if r != nil && slices.Contains(q.runs, name) {
 						continue
 					}
 					if r == nil {
 						// a record (a route_parity log): its configuration
 						// is what the lines the row reads printed
 						if rl, ok := recordLabels(pc.records[name], pc.Env.Metrics[name], b.Row); ok {
-							runs, cfg = append(runs, name), append(cfg, rl)
+							q.runs, q.cfg = append(q.runs, name), append(q.cfg, rl)
 						}
 						continue
 					}
@@ -342,11 +363,29 @@ func planLabel(pc *check) []finding.Finding {
 						rl = labelsOf(r, pc.Env.Metrics[name])
 						cache[name] = rl
 					}
-					runs, cfg = append(runs, name), append(cfg, rl)
+					q.runs, q.cfg = append(q.runs, name), append(q.cfg, rl)
 				}
+				for i, name := range q.runs {
+					if !slices.Contains(runs, name) || pc.runs[name] == nil {
+						runs, cfg = append(runs, name), append(cfg, q.cfg[i])
+					}
+				}
+				each = append(each, q)
 			}
 			runs, cfg = dedupeConfigs(runs, cfg)
 			msg, v := checkLabel(lb.Label, runs, cfg)
+			// only where the label opens its scope: labels that follow
+			// their numbers are scoped loosely ("at -ub 1024 (2.67×) and
+			// … at -ub 2048")
+			if v == labelAgrees && !lb.InParens && (lead || followed && alone(labels, i)) {
+				for _, q := range each {
+					qr, qc := dedupeConfigs(q.runs, q.cfg)
+					if qm, qv := checkLabel(lb.Label, qr, qc); qv == labelDiffers {
+						runs, msg, v = qr, fmt.Sprintf("%s, quoted under it, is bound to runs of another configuration: %s", q.b.Token.Text, strings.TrimPrefix(qm, "the runs its numbers are bound to ")), labelDiffers
+						break
+					}
+				}
+			}
 			switch v {
 			case labelUnchecked:
 				continue
