@@ -27,8 +27,6 @@ func TestSpecDecides(t *testing.T) {
 			"run strata_q2_0_moce0_short_43tok: plan line scratch 1.36 GB ≠ need 1.4610 GB"},
 		{"a need for another chunk", `"need": {"c": 1024`, `"need": {"c": 2048`, finding.Warn, "need",
 			"the spec's need is for C = 2,048, 4,224 cells only, so its scratch is not checked"},
-		{"an unknown setting", `"need": {"c": 1024, "d": 2560, "tm": 16, "row_bytes": 1275558, "cells": 4224, "ple": true, "flash": true,`, `"unused": {`, finding.Fail, "",
-			`unknown key "unused"`},
 		{"no need model", "need", "", finding.Pass, "need",
 			"plan line 1.36 GB = prompt_gemm_init 1.36 GB in all 14 strata runs (and the mem: line's 1.36 GB in 14 of them); the spec gives no need model (rules.scratch.need), so the need itself is not recomputed"},
 		{"a planning function the source lacks", `"planning": ["prompt_gemm_need_bytes", "prompt_gemm_need_bytes_for"]`, `"planning": ["plan_scratch"]`, finding.Warn, "mirror",
@@ -53,12 +51,6 @@ func TestSpecDecides(t *testing.T) {
 				snaptest.Edit(t, spec, tt.old, tt.new)
 			}
 			rep, err := audittest.Audit(root, "scratch")
-			if tt.check == "" {
-				if err == nil || !strings.Contains(err.Error(), tt.contains) {
-					t.Fatalf("audit.Audit(%s, \"scratch\") error = %v; want one containing %q", tt.name, err, tt.contains)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatalf("audit.Audit(%s, \"scratch\"): %v", tt.name, err)
 			}
