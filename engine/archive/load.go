@@ -19,6 +19,7 @@ import (
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/jsontree"
 	"github.com/strataspec/strataspec/engine/snapfs"
+	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // Formats is what the loader asks of the format registry (engine/format's
@@ -602,6 +603,9 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, key string, f
 			r.Duration = d.number(dn, f.Duration)
 		}
 		r.DurationS = r.Duration.Value()
+		if f.DurationUnit != "" && d.err == nil {
+			r.DurationS = d.seconds(dn, r.DurationS, f.DurationUnit)
+		}
 		if d.err == nil && !r.Duration.Null && r.DurationS < 0 {
 			d.fail(dn, "duration must be a number ≥ 0")
 		}
@@ -648,6 +652,21 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, key string, f
 		r.Parser = s.program(r.Cmd[0])
 	}
 	s.addRun(r)
+}
+
+// seconds converts a duration v in the time unit u into seconds; a unit
+// that is no time unit of engine/unit's table is an error at n.
+func (d *decoder) seconds(n *jsontree.Node, v float64, u string) float64 {
+	from, err := unit.Parse(u)
+	if err == nil && from.Dim() != unit.MustParse("s").Dim() {
+		err = fmt.Errorf("a unit of %s, not of time", from.Dim())
+	}
+	if err != nil {
+		d.fail(n, "duration_unit %q: %v", u, err)
+		return v
+	}
+	s, _ := unit.Convert(v, from, unit.MustParse("s"))
+	return s
 }
 
 // noTailNote ends the note about a run record without an output tail.

@@ -131,3 +131,34 @@ func TestJSONRecords(t *testing.T) {
 		t.Errorf("Load(a record without output) = %v; want p/rp.json:1:2 naming the field", err)
 	}
 }
+
+// TestDurationUnit reads a run's duration in the unit fields.duration_unit
+// names, and rejects a unit that is no time.
+func TestDurationUnit(t *testing.T) {
+	for _, tt := range []struct {
+		unit string
+		want float64
+		err  string
+	}{
+		{"ms", 14.87, ""},
+		{"min", 892200, ""},
+		{"MB", 0, `duration_unit "MB": a unit of bytes, not of time`},
+		{"msec", 0, `duration_unit "msec"`},
+	} {
+		files := map[string]string{
+			"strataspec.json": `{"results": [{"file": "r.json", "runs": "", "fields": {"duration": "wall", "duration_unit": "` + tt.unit + `"}}]}`,
+			"r.json":          `[{"name": "a", "cmd": ["x"], "wall": 14870, "output_tail": ""}]`,
+		}
+		snap, err := Load(writeSnap(t, files), fakeFormats)
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), "r.json:1:") {
+				t.Errorf("duration_unit %q: Load = %v; want an error at r.json containing %q", tt.unit, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("duration_unit %q: Load = %v", tt.unit, err)
+		case snap.Runs[0].DurationS != tt.want:
+			t.Errorf("duration_unit %q: DurationS = %v; want %v", tt.unit, snap.Runs[0].DurationS, tt.want)
+		}
+	}
+}

@@ -21,6 +21,7 @@
 //	    "fields": {"name": "name", "argv": "cmd", "env": "env", "exit": "exit_code",
 //	               "duration": "duration_s", "tail": "output_tail", "start": "start",
 //	               "group": "group",      // dotted paths inside a record; these are the defaults
+//	               "duration_unit": "ms", // the duration's time unit (default s)
 //	               "metrics": {"vm.swapout_mib": {"name": "swapout_mib", "unit": "MiB"}}},
 //	                                      // record fields that are metrics (none by default)
 //	    "provenance": "provenance",       // the runner's provenance record, if it writes one (default), or
@@ -208,10 +209,13 @@ type Fields struct {
 	Argv     string `json:"argv,omitempty"` // an array of strings, or one command line
 	Env      string `json:"env,omitempty"`  // an object, or null for a run carried over
 	Exit     string `json:"exit,omitempty"`
-	Duration string `json:"duration,omitempty"` // seconds
-	Tail     string `json:"tail,omitempty"`
-	Start    string `json:"start,omitempty"` // RFC 3339
-	Group    string `json:"group,omitempty"`
+	Duration string `json:"duration,omitempty"` // seconds, unless DurationUnit says
+	// DurationUnit is the time unit the duration field is in ("ms", "µs",
+	// "min"; a time unit of engine/unit's table), "" for seconds.
+	DurationUnit string `json:"duration_unit,omitempty"`
+	Tail         string `json:"tail,omitempty"`
+	Start        string `json:"start,omitempty"` // RFC 3339
+	Group        string `json:"group,omitempty"`
 	// Metrics are record fields that are metrics: dotted path in the
 	// record → the vocabulary name and unit it is read as
 	// ({"vm.swapout_mib": {"name": "swapout_mib", "unit": "MiB"}}). A
