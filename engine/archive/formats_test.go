@@ -1,10 +1,12 @@
 package archive
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
 	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // testFormats stands in for engine/format's registry, which imports this
@@ -42,6 +44,19 @@ func (testFormats) Recognize(text string) string {
 		return "llama.cpp"
 	}
 	return ""
+}
+
+// Seconds converts as format.Registry does (which this package's tests
+// cannot import).
+func (testFormats) Seconds(v float64, name string) (float64, error) {
+	from, err := unit.Parse(name)
+	if err == nil && from.Dim() != unit.MustParse("s").Dim() {
+		err = fmt.Errorf("a unit of %s, not of time", from.Dim())
+	}
+	if err != nil {
+		return 0, err
+	}
+	return unit.Convert(v, from, unit.MustParse("s"))
 }
 
 func (f testFormats) Strata(name string) bool {

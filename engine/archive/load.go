@@ -19,7 +19,6 @@ import (
 	"github.com/strataspec/strataspec/engine/checkout"
 	"github.com/strataspec/strataspec/engine/jsontree"
 	"github.com/strataspec/strataspec/engine/snapfs"
-	"github.com/strataspec/strataspec/engine/unit"
 )
 
 // Formats is what the loader asks of the format registry (engine/format's
@@ -37,6 +36,10 @@ type Formats interface {
 	Recognize(text string) string
 	// Strata reports whether a format reads the strata engine's log.
 	Strata(name string) bool
+	// Seconds converts a duration v in the time unit named (a results
+	// entry's fields.duration_unit) into seconds; a unit that is no time
+	// unit of the unit table is an error.
+	Seconds(v float64, unit string) (float64, error)
 }
 
 // FormatsFor builds the format registry of a checkout's spec (format.For).
@@ -604,7 +607,7 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, key string, f
 		}
 		r.DurationS = r.Duration.Value()
 		if f.DurationUnit != "" && d.err == nil {
-			r.DurationS = d.seconds(dn, r.DurationS, f.DurationUnit)
+			r.DurationS = s.seconds(d, dn, r.DurationS, f.DurationUnit)
 		}
 		if d.err == nil && !r.Duration.Null && r.DurationS < 0 {
 			d.fail(dn, "duration must be a number ≥ 0")
@@ -654,19 +657,19 @@ func (s *Snapshot) decodeRun(d *decoder, rn *jsontree.Node, i int, key string, f
 	s.addRun(r)
 }
 
-// seconds converts a duration v in the time unit u into seconds; a unit
-// that is no time unit of engine/unit's table is an error at n.
-func (d *decoder) seconds(n *jsontree.Node, v float64, u string) float64 {
-	from, err := unit.Parse(u)
-	if err == nil && from.Dim() != unit.MustParse("s").Dim() {
-		err = fmt.Errorf("a unit of %s, not of time", from.Dim())
+// seconds converts a duration v in the time unit u into seconds by the
+// snapshot's format registry; a unit it refuses is an error at n.
+func (s *Snapshot) seconds(d *decoder, n *jsontree.Node, v float64, u string) float64 {
+	if s.formats == nil {
+		d.fail(n, "duration_unit %q: no unit table to read it by", u)
+		return v
 	}
+	sec, err := s.formats.Seconds(v, u)
 	if err != nil {
 		d.fail(n, "duration_unit %q: %v", u, err)
 		return v
 	}
-	s, _ := unit.Convert(v, from, unit.MustParse("s"))
-	return s
+	return sec
 }
 
 // noTailNote ends the note about a run record without an output tail.
@@ -995,7 +998,7 @@ func (s *Snapshot) readSidecar(r *Run, file string, f checkout.Fields) error {
 		return err
 	}
 	d := &decoder{p: doc}
-	tmp := &Snapshot{Spec: s.Spec, notes: s.notes}
+	tmp := &Snapshot{Spec: s.Spec, notes: s.notes, formats: s.formats}
 	rec := doc.Root
 	if rec.Kind == 'o' && rec.Lookup(f.Name) == nil {
 		// The name comes from the log file; give the record one.
@@ -1286,7 +1289,7 @@ func (s *Snapshot) readJSONRecords(rel string, g checkout.Record) ([]*Record, er
 	out := make([]*Record, 0, len(elems))
 	for k, el := range elems {
 		d := &decoder{p: doc}
-		tmp := &Snapshot{Spec: s.Spec, notes: s.notes}
+		tmp := &Snapshot{Spec: s.Spec, notes: s.notes, formats: s.formats}
 		key := ""
 		if el.Kind == 'o' && el.Lookup(g.Fields.Name) == nil {
 			key = base
