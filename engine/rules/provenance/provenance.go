@@ -215,13 +215,27 @@ func provenanceOrder(p *analysis.Pass, s *archive.Snapshot, cfg ProvenanceSettin
 		start = last.t
 	}
 	sum, n := 0.0, 0
+	var untimed []string
 	for _, r := range s.Runs {
 		if !r.CarriedOver {
 			sum += r.DurationS
 			n++
+			if r.Duration.Null {
+				untimed = append(untimed, r.Name)
+			}
 		}
 	}
 	window := gen.Sub(start).Seconds()
+	if len(untimed) > 0 {
+		// A run without a duration counts as none: the sum would pass
+		// however long the runs took.
+		p.Report(finding.Finding{Severity: finding.Warn, Check: "window", File: resultsFile,
+			Quote: fmt.Sprintf("%d of %d re-run runs without a duration", len(untimed), n),
+			Raw:   fmt.Sprintf("window %s s (runner %s → generated_at_utc %s)", num.Format(window, 2), short(runner.text), s.GeneratedAt.Text),
+			Message: fmt.Sprintf("%d of the %d re-run runs record no duration (%s), so whether the runs fit the %s s between the runner's mtime and generated_at_utc is not checked (map the duration with fields.duration, and fields.duration_unit if it is not in seconds)",
+				len(untimed), n, strings.Join(untimed, ", "), num.Format(window, 2))})
+		return
+	}
 	fd := finding.Finding{Severity: finding.Pass, Check: "window", File: resultsFile,
 		Quote:  fmt.Sprintf("%d re-run runs, duration_s sum %s s", n, num.Format(sum, 2)),
 		Raw:    fmt.Sprintf("window %s s (runner %s → generated_at_utc %s)", num.Format(window, 2), short(runner.text), s.GeneratedAt.Text),
