@@ -162,6 +162,14 @@ func TestGuess(t *testing.T) {
 			t.Errorf("Guess() said %q; want a line starting %q", said, what)
 		}
 	}
+	// Runs kept as an object keyed by run name are placed too.
+	write("results/all.json", `{"meta": {"v": 1}, "runs": {"decode": {"argv": ["llama-cli"], "stdout": "x"}, "prefill": {"argv": ["llama-cli"], "stdout": "y"}}}`)
+	if s, _, err = Guess(fsys, func([]byte) bool { return false }); err != nil {
+		t.Fatalf("Guess: %v", err)
+	}
+	if len(s.Results) != 1 || s.Results[0].Runs != "runs" || s.Results[0].Fields.Argv != "argv" || s.Results[0].Fields.Name != "" {
+		t.Errorf("Guess(runs keyed by name).Results = %+v; want runs at \"runs\", argv mapped, the name left to the keys", s.Results)
+	}
 	b, err := s.Marshal()
 	if err != nil {
 		t.Fatalf("Marshal(guess): %v", err)

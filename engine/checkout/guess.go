@@ -198,6 +198,9 @@ func findRecords(n *jsontree.Node, at string) (string, *jsontree.Node) {
 		if v.Kind == 'a' && len(v.Vals) > 0 && hasName(v.Vals[0]) && !strings.Contains(k, ".") {
 			return join(at, k), v.Vals[0]
 		}
+		if keyedRecords(v) && !strings.Contains(k, ".") {
+			return join(at, k), v.Vals[0]
+		}
 	}
 	for i, k := range n.Keys {
 		if n.Vals[i].Kind == 'o' && !strings.Contains(k, ".") {
@@ -207,6 +210,30 @@ func findRecords(n *jsontree.Node, at string) (string, *jsontree.Node) {
 		}
 	}
 	return "", nil
+}
+
+// keyedRecords reports whether n is an object of run records keyed by run
+// name: every member an object, each with a command or an output key.
+func keyedRecords(n *jsontree.Node) bool {
+	if n.Kind != 'o' || len(n.Vals) == 0 {
+		return false
+	}
+	for _, v := range n.Vals {
+		if v.Kind != 'o' {
+			return false
+		}
+		found := false
+		for _, k := range append(append([]string{}, guessKeys["argv"]...), guessKeys["tail"]...) {
+			if v.Get(k) != nil {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 func join(a, b string) string {
