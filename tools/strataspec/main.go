@@ -18,7 +18,8 @@
 // value, printed text, unit and tail line.
 //
 // The default root is fixtures/m5. Exit status: 0 when no finding fails,
-// 1 when one does (verdict FALSIFIER HIT), 2 on bad usage or unreadable input.
+// 1 when one does (verdict FALSIFIER HIT; a rule's bad setting or input is
+// that rule's fail finding), 2 on bad usage or a snapshot that cannot be read.
 package main
 
 import (
@@ -175,9 +176,10 @@ examples:
 
 exit codes:
   0  no fail finding (verdict PASS)
-  1  a fail finding (verdict FALSIFIER HIT)
-  2  bad usage or input that cannot be read (the message names the file and
-     place), or a -root with nothing to audit
+  1  a fail finding (verdict FALSIFIER HIT); a rule's bad setting or input
+     file is one too, that rule's, and the rest of the audit runs
+  2  bad usage, a snapshot that cannot be read (the message names the file
+     and place), a limit passed, or a -root with nothing to audit
 `
 
 // fail prints err on stderr as one line, escaped as every text the
