@@ -164,6 +164,8 @@ func TestGuess(t *testing.T) {
 	}
 	// Runs kept as an object keyed by run name are placed too.
 	write("results/all.json", `{"meta": {"v": 1}, "runs": {"decode": {"argv": ["llama-cli"], "stdout": "x"}, "prefill": {"argv": ["llama-cli"], "stdout": "y"}}}`)
+	// A table whose rows name their run, with no command or output, is none.
+	write("results/tables.json", `{"summary": {"speed": [{"run": "decode", "decode_tok_s": 9.51}]}}`)
 	if s, _, err = Guess(fsys, func([]byte) bool { return false }); err != nil {
 		t.Fatalf("Guess: %v", err)
 	}

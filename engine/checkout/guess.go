@@ -127,7 +127,7 @@ func (s *Spec) guessJSON(f string, b []byte, files []string, isBench func([]byte
 		runsPath, rec = "", doc.Root
 	}
 	if rec == nil {
-		return fmt.Sprintf("%s: not placed: no array of records with a name", f)
+		return fmt.Sprintf("%s: not placed: no run records (an array of named records, or an object of records keyed by name, each with a command or output key)", f)
 	}
 	return s.guessRecord(f, runsPath, rec)
 }
@@ -182,7 +182,7 @@ func findRecords(n *jsontree.Node, at string) (string, *jsontree.Node) {
 		}
 		for _, k := range guessKeys["name"] {
 			if v := o.Get(k); v != nil && v.Kind == 's' {
-				return true
+				return runLike(o)
 			}
 		}
 		return false
@@ -213,27 +213,29 @@ func findRecords(n *jsontree.Node, at string) (string, *jsontree.Node) {
 }
 
 // keyedRecords reports whether n is an object of run records keyed by run
-// name: every member an object, each with a command or an output key.
+// name: every member an object that is runLike.
 func keyedRecords(n *jsontree.Node) bool {
 	if n.Kind != 'o' || len(n.Vals) == 0 {
 		return false
 	}
 	for _, v := range n.Vals {
-		if v.Kind != 'o' {
-			return false
-		}
-		found := false
-		for _, k := range append(append([]string{}, guessKeys["argv"]...), guessKeys["tail"]...) {
-			if v.Get(k) != nil {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if v.Kind != 'o' || !runLike(v) {
 			return false
 		}
 	}
 	return true
+}
+
+// runLike reports whether the object o has a command or an output key: a
+// run record, not a row of a table that names its run (a runner's summary
+// rows, {"run": "x", "decode_tok_s": 9.51}).
+func runLike(o *jsontree.Node) bool {
+	for _, k := range append(slices.Clone(guessKeys["argv"]), guessKeys["tail"]...) {
+		if o.Get(k) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func join(a, b string) string {
