@@ -184,28 +184,6 @@ type Span struct {
 	Col  int    // 1-based byte column of the opening backtick
 }
 
-// codeSpans returns the closed code spans of s, in order.
-func codeSpans(s string) []Span {
-	var out []Span
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '`')
-		if j < 0 {
-			break
-		}
-		i += j
-		end := skipCode(s, i)
-		n := 0
-		for i+n < len(s) && s[i+n] == '`' {
-			n++
-		}
-		if end > i+n {
-			out = append(out, Span{Text: strings.TrimSpace(s[i+n : end-n]), Col: i + 1})
-		}
-		i = end
-	}
-	return out
-}
-
 // refWords are the words after which a number is a reference to a part of
 // the plan, not a quantity: "sections 1–6", "item 5".
 var refWords = map[string]bool{"section": true, "sections": true, "item": true, "items": true}

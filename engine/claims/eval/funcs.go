@@ -132,9 +132,7 @@ func same(a, b string) string {
 	}
 	return ""
 }
-func first(a, _ string) string { return a }
-func none(_, _ string) string  { return "" }
-func keep(a string) string     { return a }
+func keep(a string) string { return a }
 
 // derivations returns every derivation, in the order they are documented.
 func derivations() []Func {
