@@ -42,16 +42,6 @@ func auditedParity() ParitySettings {
 	}
 }
 
-func countSeverity(fs []finding.Finding, s finding.Severity) int {
-	n := 0
-	for _, f := range fs {
-		if f.Severity == s {
-			n++
-		}
-	}
-	return n
-}
-
 func TestCheckParity(t *testing.T) {
 	setErr := func(run int, key, text string) func([]parityRun) []parityRun {
 		return func(rs []parityRun) []parityRun {
