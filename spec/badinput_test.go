@@ -83,6 +83,7 @@ func TestOneBadInputOneRule(t *testing.T) {
 		{"derive", `"separator": "_vs_",`, `"separator": 1,`, nil, "rules.derive"},
 		{"provenance", `{"runner": "runner",`, `{"runner": true,`, nil, "rules.provenance"},
 		{"parity", `"repeats": 3`, `"repeats": "three"`, nil, "rules.parity"},
+		{"parity", `"repeats": 3`, `"repeat": 3`, nil, `unknown key "repeat"; did you mean "repeats"?`},
 		{"arena", `"slices": 12288,`, `"slices": "12288",`, nil, "rules.arena"},
 		{"memory", `"min_avail_warn_gib": 1.0,`, `"min_avail_warn_gb": 1.0,`, nil, `unknown key "min_avail_warn_gb"; did you mean "min_avail_warn_gib"?`},
 		{"scratch", `"sizing": "PromptGemm::make",`, `"sizing": ["PromptGemm::make"],`, nil, "rules.scratch"},

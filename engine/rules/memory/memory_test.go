@@ -2,17 +2,12 @@ package memory_test
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/analysis/analysistest"
-	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
-	"github.com/strataspec/strataspec/engine/rules/arena"
 	"github.com/strataspec/strataspec/engine/rules/memory"
-	"github.com/strataspec/strataspec/engine/rules/parity"
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
@@ -91,63 +86,5 @@ func TestMemoryXNUCaveat(t *testing.T) {
 	fs = analysistest.Findings(t, analysistest.Copy(t, "m5-v3", analysistest.Edit{File: "PLAN.md", Old: plan, New: elsewhere}), memory.Memory)
 	if !analysistest.Has(fs, finding.Warn, "F25", "hypothesis") {
 		t.Errorf("memory with the caveat outside the section: want the F25 warn, got %v", fs)
-	}
-}
-
-// Without settings in the spec a rule does not apply, and says why; with
-// settings that make no sense the audit stops, naming the spec's line.
-func TestInvariantSettings(t *testing.T) {
-	const spec = "strataspec.json"
-	for _, a := range []*analysis.Analyzer{parity.Parity, arena.Arena, memory.Memory} {
-		rule := a.Name
-		t.Run(rule+" not applied", func(t *testing.T) {
-			root := snaptest.CopyFixture(t, "m5-v3")
-			p := filepath.Join(root, spec)
-			s := snaptest.Read(t, p)
-			i := strings.Index(s, "\n    \""+rule+"\": {")
-			if i < 0 {
-				t.Fatalf("fixture spec has no %s settings", rule)
-			}
-			snaptest.Write(t, p, s[:i+1]+"    \"_"+rule+"\": {"+s[i+len("\n    \""+rule+"\": {"):])
-			if got, want := analysistest.NotApplied(t, root, a), `"rules": {"`+rule+`"}`; !strings.Contains(got, want) {
-				t.Errorf("%s without settings: not applied %q; want a reason containing %q", rule, got, want)
-			}
-		})
-	}
-	for _, tt := range []struct {
-		rule, old, new, want string
-		atKey                bool // the error names the misspelt key's own line
-	}{
-		{"parity", `"repeats": 3`, `"repeats": 0`, `rules.parity: "repeats" must be at least 1, found 0`, false},
-		{"parity", `"tolerance": 1e-06}`, `"tolerance": 0}`, `needs "name", "key" and a "tolerance" above 0`, false},
-		{"parity", `"repeats": 3`, `"repeat": 3`, `unknown key "repeat"; did you mean "repeats"?`, true},
-		{"arena", `"env": "STRATA_METAL_ARENA_GB", `, ``, `rules.arena: needs "env"`, false},
-		{"memory", `"evidence": "scratch-residency"`, `"evidence": "vmmap"`, `unknown evidence "vmmap"`, false},
-	} {
-		t.Run(tt.rule+" "+tt.want, func(t *testing.T) {
-			root := snaptest.CopyFixture(t, "m5-v3")
-			p := filepath.Join(root, spec)
-			s := snaptest.Read(t, p)
-			snaptest.Write(t, p, strings.Replace(s, tt.old, tt.new, 1))
-			_, err := audittest.Audit(root, tt.rule)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("audit.Audit(%s with %q) error = %v; want one containing %q", tt.rule, tt.new, err, tt.want)
-			}
-			// The line named is the rule's key under "rules", or the
-			// misspelt key's.
-			lines := strings.Split(s, "\n")
-			want := 0
-			for i, l := range lines {
-				if strings.HasPrefix(l, "    \""+tt.rule+"\": {") && !tt.atKey {
-					want = i + 1
-				}
-				if tt.atKey && want == 0 && strings.Contains(l, tt.old) {
-					want = i + 1
-				}
-			}
-			if at := spec + ":" + strconv.Itoa(want) + ":"; !strings.Contains(err.Error(), at) {
-				t.Errorf("audit.Audit(%s with %q) error = %q; want it to name %s", tt.rule, tt.new, err, at)
-			}
-		})
 	}
 }
