@@ -13,7 +13,8 @@ import (
 // 2 for what cannot be read (a flag, the spec file's own keys), 1 for a
 // claims row whose source the archive does not have, a claims table's
 // syntax or a rule's setting (one rule's fail finding, annotated at its
-// line; the rest of the audit runs).
+// line; the rest of the audit runs), under -suggest and -metrics as in
+// the audit.
 func TestDidYouMean(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
@@ -45,8 +46,27 @@ func TestDidYouMean(t *testing.T) {
 		{name: "record kind", file: "strataspec.json", old: `"selftest": "results`, new: `"selftset": "results`, code: 2,
 			errs: `strataspec.json:8: records: unknown kind "selftset"; did you mean "selftest"?`},
 		{name: "suggest metric", file: "PLAN.claims", old: "prefill_1024tok:prefill_tok_s", new: "prefill_1024tok:prefil_tok_s",
-			args: []string{"-suggest"}, code: 0,
-			out: "\n§7.1 #5 | 320.58 tok/s | strata_q2_0_moce085_prefill_1024tok:prefill_tok_s\n"},
+			args: []string{"-suggest"}, code: 1,
+			out:  "\n§7.1 #5 | 320.58 tok/s | strata_q2_0_moce085_prefill_1024tok:prefill_tok_s\n",
+			errs: `strataspec: PLAN.claims:121: §7.1 #5: source of "320.58 tok/s" (claims row PLAN.claims:121) cannot be read: run strata_q2_0_moce085_prefill_1024tok has no metric "prefil_tok_s"; did you mean "prefill_tok_s"? (plan.stale's fail in the audit)`},
+		// -suggest and -metrics name a bad claims row as the audit does,
+		// print what they can, and exit as the audit does for it: 1.
+		{name: "suggest set", file: "PLAN.claims", old: "range(@q2_0:fill_gb_s)", new: "range(@q2_O:fill_gb_s)",
+			args: []string{"-suggest"}, code: 1,
+			out:  "# PLAN.claims:115: unknown set @q2_O; did you mean \"@q2_0\"?\n# PLAN.claims does not parse",
+			errs: `strataspec: PLAN.claims:115: unknown set @q2_O; did you mean "@q2_0"? (plan.stale's fail in the audit)`},
+		{name: "suggest json set", file: "PLAN.claims", old: "range(@q2_0:fill_gb_s)", new: "range(@q2_O:fill_gb_s)",
+			args: []string{"-suggest", "-format", "json"}, code: 1,
+			out:  `"bad_rows": [` + "\n" + `    "PLAN.claims:115: unknown set @q2_O; did you mean \"@q2_0\"?"`,
+			errs: `PLAN.claims:115: unknown set @q2_O`},
+		{name: "metrics set", file: "PLAN.claims", old: "range(@q2_0:fill_gb_s)", new: "range(@q2_O:fill_gb_s)",
+			args: []string{"-metrics"}, code: 1,
+			out:  "\nstrata_q2_0_moce085_prefill_1024tok ",
+			errs: `strataspec: PLAN.claims:115: unknown set @q2_O; did you mean "@q2_0"? (plan.stale's fail in the audit)`},
+		{name: "metrics metric", file: "PLAN.claims", old: "prefill_1024tok:prefill_tok_s", new: "prefill_1024tok:prefil_tok_s",
+			args: []string{"-metrics", "strata_q2_0_moce085_prefill_1024tok"}, code: 1,
+			out:  "\nstrata_q2_0_moce085_prefill_1024tok ",
+			errs: `PLAN.claims:121: §7.1 #5: source of "320.58 tok/s" (claims row PLAN.claims:121) cannot be read: run strata_q2_0_moce085_prefill_1024tok has no metric "prefil_tok_s"; did you mean "prefill_tok_s"? (plan.stale's fail in the audit)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := fixtures + "/m5-v3"

@@ -19,7 +19,9 @@
 //
 // The default root is fixtures/m5. Exit status: 0 when no finding fails,
 // 1 when one does (verdict FALSIFIER HIT; a rule's bad setting or input is
-// that rule's fail finding), 2 on bad usage or a snapshot that cannot be read.
+// that rule's fail finding; under -suggest and -metrics, a claims row the
+// audit fails as plan.stale's for its own mistake), 2 on bad usage or a
+// snapshot that cannot be read.
 package main
 
 import (
@@ -79,18 +81,20 @@ func run(stdout, stderr io.Writer, args []string) int {
 		return 2
 	}
 	if *metrics {
-		nerr, err := listMetrics(stdout, *root, *format, fs.Args())
+		nerr, bad, err := listMetrics(stdout, *root, *format, fs.Args())
 		if err != nil {
 			fail(stderr, err)
 			return 2
 		}
+		// A claims row the archive cannot source (plan.stale) and an
+		// output with a malformed metric line (runs.parse) are the
+		// audit's fail findings, so exit 1 as the audit would.
+		code := reportBadRows(stderr, bad)
 		if nerr > 0 {
-			// An output with a malformed metric line is not understood in
-			// full: a finding (runs.parse), so exit 1 as the audit would.
 			fmt.Fprintf(stderr, "strataspec: -metrics listed %d parse error(s); the audit reports them under runs.parse\n", nerr)
-			return 1
+			code = 1
 		}
-		return 0
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "strataspec: unexpected arguments %q\n", fs.Args())
@@ -177,7 +181,8 @@ examples:
 exit codes:
   0  no fail finding (verdict PASS)
   1  a fail finding (verdict FALSIFIER HIT); a rule's bad setting or input
-     file is one too, that rule's, and the rest of the audit runs
+     file is one too, that rule's, and the rest of the audit runs; under
+     -suggest and -metrics, a bad claims row (named at PLAN.claims:LINE)
   2  bad usage, a snapshot that cannot be read (the message names the file
      and place), a limit passed, or a -root with nothing to audit
 `

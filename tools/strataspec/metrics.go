@@ -46,13 +46,19 @@ type metricsEntry struct {
 // record beside the results, when names is empty) of the snapshot at root,
 // and returns how many parse errors it listed with them: an output with a
 // malformed metric line is not read in full, so the caller exits non-zero.
-func listMetrics(stdout io.Writer, root, format string, names []string) (int, error) {
+//
+// It also returns the claims rows the audit fails for their own mistake
+// (badRows): -metrics is where their runs and metrics are looked up.
+func listMetrics(stdout io.Writer, root, format string, names []string) (nerr int, bad []string, err error) {
 	if format != "text" && format != "json" {
-		return 0, fmt.Errorf("-metrics prints -format text or json, not %q", format)
+		return 0, nil, fmt.Errorf("-metrics prints -format text or json, not %q", format)
 	}
 	ctx, err := audit.Load(root)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
+	}
+	if bad, _, err = badRows(ctx); err != nil {
+		return 0, nil, err
 	}
 	if len(names) == 0 {
 		for _, r := range ctx.Snap.Runs {
@@ -71,18 +77,17 @@ func listMetrics(stdout io.Writer, root, format string, names []string) (int, er
 	for _, name := range names {
 		ms, ok := ctx.Metrics[name]
 		if !ok {
-			return 0, fmt.Errorf("no run %q in %s (-metrics without names lists every run)", name, root)
+			return 0, nil, fmt.Errorf("no run %q in %s (-metrics without names lists every run)", name, root)
 		}
 		out = append(out, listing(name, ms))
 	}
-	nerr := 0
 	for _, r := range out {
 		nerr += len(r.Errors)
 	}
 	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return nerr, enc.Encode(struct {
+		return nerr, bad, enc.Encode(struct {
 			Root string       `json:"root"`
 			Runs []metricsRun `json:"runs"`
 		}{root, out})
@@ -106,14 +111,14 @@ func listMetrics(stdout io.Writer, root, format string, names []string) (int, er
 		}
 	}
 	if err := tw.Flush(); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	for _, r := range out {
 		for _, e := range r.Errors {
 			fmt.Fprintf(stdout, "error: %s: %s\n", report.Clean(r.Run), report.Clean(fmt.Sprint(e)))
 		}
 	}
-	return nerr, nil
+	return nerr, bad, nil
 }
 
 func listing(name string, ms *tail.Metrics) metricsRun {

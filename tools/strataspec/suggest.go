@@ -45,6 +45,9 @@ func strictReport(rep *report.Report) *report.Report {
 // output appended to PLAN.claims binds exactly those.
 // With format "json" it prints the same as one JSON object
 // (suggestionsJSON); any other format but text is an error.
+// A bad claims row (badRows) is named on stderr, and in the output, and
+// the exit is the audit's for it, 1; a table that does not parse gets its
+// errors and no suggestion.
 func runSuggest(stdout, stderr io.Writer, root, format string) int {
 	if format != "text" && format != "json" {
 		fmt.Fprintf(stderr, "strataspec: -suggest prints text or json, not %q\n", format)
@@ -55,27 +58,43 @@ func runSuggest(stdout, stderr io.Writer, root, format string) int {
 		fail(stderr, err)
 		return 2
 	}
-	pc, err := ctx.PlanCheck()
-	if err == nil && pc.NoClaims {
-		err = fmt.Errorf("%s: not in the snapshot: declare its claim sections first (see the README, \"Adopting the gate\")", ctx.Snap.Spec.Claims)
-	}
+	bad, pc, err := badRows(ctx)
 	if err != nil {
 		fail(stderr, err)
 		return 2
 	}
-	ss := suggest.Rows(pc.Table, pc.Env, pc.Result)
+	if pc == nil && len(bad) == 0 {
+		// no table to suggest against: no plan, or no claims table
+		_, err = ctx.PlanCheck()
+		if err == nil {
+			err = fmt.Errorf("%s: not in the snapshot: declare its claim sections first (see the README, \"Adopting the gate\")", ctx.Snap.Spec.Claims)
+		}
+		fail(stderr, err)
+		return 2
+	}
+	var ss []suggest.Suggestion
+	if pc != nil {
+		ss = suggest.Rows(pc.Table, pc.Env, pc.Result)
+	}
 	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(suggestionsJSON(ctx.Snap.Spec.Plan, ss)); err != nil {
+		if err := enc.Encode(suggestionsJSON(ctx.Snap.Spec.Plan, ss, bad)); err != nil {
 			fail(stderr, err)
 			return 2
 		}
-		return 0
+	} else if pc == nil {
+		// the table does not parse: nothing is checked against it until
+		// its bad rows are corrected; say so in comments, as the rest
+		for _, b := range bad {
+			fmt.Fprintf(stdout, "# %s\n", report.Clean(b))
+		}
+		fmt.Fprintf(stdout, "# %s does not parse: correct the rows above, then -suggest again\n", ctx.Snap.Spec.Claims)
+	} else {
+		writeSuggestions(stdout, ctx.Snap.Spec.Plan, ss)
 	}
-	writeSuggestions(stdout, ctx.Snap.Spec.Plan, ss)
-	return 0
+	return reportBadRows(stderr, bad)
 }
 
 // suggestionJSON is one quote of -suggest -format json: where it is, why
@@ -103,12 +122,15 @@ type partJSON struct {
 }
 
 // suggestionsJSON is the -suggest -format json document.
-func suggestionsJSON(planFile string, ss []suggest.Suggestion) any {
+func suggestionsJSON(planFile string, ss []suggest.Suggestion, bad []string) any {
 	out := struct {
 		Suggestions []suggestionJSON `json:"suggestions"`
 		Quotes      int              `json:"quotes"`
 		Unique      int              `json:"unique"`
-	}{Suggestions: []suggestionJSON{}, Quotes: len(ss)}
+		// BadRows are the claims rows the audit fails as plan.stale's,
+		// "PLAN.claims:LINE: what is wrong" (badRows).
+		BadRows []string `json:"bad_rows,omitempty"`
+	}{Suggestions: []suggestionJSON{}, Quotes: len(ss), BadRows: bad}
 	for _, s := range ss {
 		sj := suggestionJSON{Plan: planFile, Lines: s.Lines, Place: s.Place, Quote: s.Quote, Why: s.Why,
 			Unique: s.Unique() && !literalSource(s.Rows[0]), Rows: append([]string{}, s.Rows...), KeepRuns: len(s.Keep)}
