@@ -1,12 +1,10 @@
 package derive_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/analysis"
 	"github.com/strataspec/strataspec/engine/analysis/analysistest"
-	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules/derive"
 	"github.com/strataspec/strataspec/engine/rules/summary"
@@ -159,31 +157,5 @@ func TestRunsSettingsDecide(t *testing.T) {
 				t.Errorf("%s after %s: no %s %s finding naming %q in %v", tt.rule, tt.name, tt.sev, tt.id, tt.want, fs)
 			}
 		})
-	}
-}
-
-// Without settings the rules do not apply, and say why; settings that do
-// not make sense stop the audit naming the spec's line.
-func TestRunsSettingsAbsentOrBad(t *testing.T) {
-	for _, a := range []*analysis.Analyzer{summary.Summary, derive.Derive} {
-		rule := a.Name
-		root := analysistest.Copy(t, "m5-v3", analysistest.Spec("\n    \""+rule+"\": {", "\n    \"_"+rule+"\": {"))
-		if got, want := analysistest.NotApplied(t, root, a), `"rules": {"`+rule+`"}`; !strings.Contains(got, want) {
-			t.Errorf("%s without settings: not applied %q; want a reason containing %q", rule, got, want)
-		}
-	}
-	for _, tt := range []struct{ rule, old, new, want string }{
-		{"summary", `"metric": "arena_gb",`, ``, `strataspec.json:`},
-		{"derive", `"separator": "_vs_",`, ``, `rules.derive: a reduction derivation lacks one of its keys`},
-		{"derive", `"from": "disk0_mb", "divisor": 65.0},
-            "whole_run_disk0_mb_ub1024"`, `"from": "disk0_mb", "divisor": -65.0},
-            "whole_run_disk0_mb_ub1024"`, `a divisor not below 0`},
-		{"derive", `"runs_key": "runs"`, `"runs_key": "runs", "extra": 1`, `unknown key "extra"`},
-	} {
-		root := analysistest.Copy(t, "m5-v3", analysistest.Spec(tt.old, tt.new))
-		_, err := audittest.Audit(root, tt.rule)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("audit.Audit(%s with %q) error = %v; want one containing %q", tt.rule, tt.new, err, tt.want)
-		}
 	}
 }
