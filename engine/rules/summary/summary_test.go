@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/analysis/analysistest"
-	"github.com/strataspec/strataspec/engine/audit/audittest"
 	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/rules/summary"
 	"github.com/strataspec/strataspec/engine/snaptest"
@@ -95,20 +94,5 @@ func TestSummaryNoPerf(t *testing.T) {
 	fs := analysistest.Findings(t, root, summary.Summary)
 	if !analysistest.Has(fs, finding.Fail, "F01", "run strata_tf_q2_0_moce085_ja has no perf dict") {
 		t.Errorf("no fail naming the run without perf: %v", analysistest.BySeverity(fs, finding.Fail))
-	}
-}
-
-// A runner table naming a run the snapshot does not have is input the
-// rule cannot read: an error naming the file, line and JSON path.
-func TestSummaryUnknownRun(t *testing.T) {
-	for _, tt := range []struct{ name, old, new, want string }{
-		{"per-run dict", `"strata_iq3_s_short_43tok": {`, `"strata_iq3_s_short_43tokX": {`, `perf.strata_iq3_s_short_43tokX: no run named "strata_iq3_s_short_43tokX"`},
-		{"summary row", `"run": "strata_iq3_s_short_43tok",`, `"run": "strata_iq3_s_short_43tokX",`, `summary_comparison.speed_43tok[2]: no run named`},
-	} {
-		root := analysistest.Copy(t, "m5-v3", analysistest.Results(tt.old, tt.new))
-		_, err := audittest.Audit(root, "summary")
-		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), snaptest.ResultsFile+":") {
-			t.Errorf("%s: audittest.Audit(summary) = %v; want an error at %s containing %q", tt.name, err, snaptest.ResultsFile, tt.want)
-		}
 	}
 }
