@@ -98,6 +98,9 @@ func TestOneBadInputOneRule(t *testing.T) {
 		// a misspelt rule name: its settings, or its finding's id, would
 		// be lost in silence; the rule it most likely meant fails
 		{"tf", `"tf": {`, `"tff": {`, []string{"kld"}, `rules.tff: no rule or rule family has this name; did you mean "tf"?`},
+		// a token file rules.tf.files lists that is not there: at the
+		// entry's line, the path in the message
+		{"tf", `"path": "data/m5_val_prompts/eval_tf_96tok_ja.txt"`, `"path": "data/m5_val_prompts/eval_tf_96tok_jp.txt"`, []string{"kld"}, "data/m5_val_prompts/eval_tf_96tok_jp.txt: not in the snapshot, though rules.tf lists it"},
 		{"cache.residency", `"cache.residency/evict"`, `"cache.residncy/evict"`, nil, `ids: "cache.residncy/evict" names no rule; did you mean "cache.residency"?`},
 	} {
 		t.Run(tt.rule+" "+tt.new, func(t *testing.T) {
@@ -140,15 +143,13 @@ func TestShapesTFManifest(t *testing.T) {
 		{"domain = \"ja\"\n", "domain = \"ja\"\nlabel = \"ja\"\n", "label", `[[file]]: unknown key "label"`},
 		{"source_offset = 48\n", "source_offset = { bytes = 48 }\n", "source_offset = { bytes", "inline tables are not read"},
 		// a file the manifest lists that is not there: a fail naming it
-		{"path = \"data/m5_val_prompts/eval_tf_96tok_ja.txt\"\n", "path = \"data/m5_val_prompts/eval_tf_96tok_jp.txt\"\n", "", "not in the snapshot, though rules.tf lists it"},
+		// at the manifest's line listing it, the path in the message
+		{"path = \"data/m5_val_prompts/eval_tf_96tok_ja.txt\"\n", "path = \"data/m5_val_prompts/eval_tf_96tok_jp.txt\"\n", "eval_tf_96tok_jp", "data/m5_val_prompts/eval_tf_96tok_jp.txt: not in the snapshot, though rules.tf lists it"},
 	} {
 		t.Run(tt.new, func(t *testing.T) {
 			rep, line := editAudit(t, "m5-shapes", manifest, tt.old, tt.new, tt.at)
 			bad := badInputs(rep)
 			wantFile, wantLine := manifest, line
-			if tt.at == "" {
-				wantFile, wantLine = "data/m5_val_prompts/eval_tf_96tok_jp.txt", 0
-			}
 			if len(bad) != 1 || bad[0].Rule != "tf" || bad[0].File != wantFile || bad[0].Line != wantLine || !strings.Contains(bad[0].Message, tt.msg) {
 				t.Fatalf("Audit with %q in the manifest: bad-input findings %+v; want one tf fail at %s:%d containing %q", tt.new, bad, wantFile, wantLine, tt.msg)
 			}
@@ -159,6 +160,12 @@ func TestShapesTFManifest(t *testing.T) {
 				}
 			}
 		})
+	}
+	// the manifest itself not there: at the spec's line naming it
+	rep, line := editAudit(t, "m5-shapes", "strataspec.json", manifest+`"`, "data/m5_val_prompts/tf_manifst.toml\"", "tf_manifst")
+	const msg = "data/m5_val_prompts/tf_manifst.toml: not in the snapshot, though rules.tf lists it"
+	if bad := badInputs(rep); len(bad) != 1 || bad[0].Rule != "tf" || bad[0].File != "strataspec.json" || bad[0].Line != line || !strings.Contains(bad[0].Message, msg) {
+		t.Errorf("Audit with the manifest misspelt: bad-input findings %+v; want one tf fail at strataspec.json:%d containing %q", bad, line, msg)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/finding"
 	"github.com/strataspec/strataspec/engine/gguf"
 	"github.com/strataspec/strataspec/engine/snapfs"
 	"github.com/strataspec/strataspec/engine/tables"
@@ -114,12 +115,18 @@ var TF = analysis.NewInput("tf inputs", "the teacher-forcing vocabulary, token f
 		return nil, err
 	}
 	byPath := map[string]*TFFile{}
-	for _, e := range m.Files {
+	for i, e := range m.Files {
 		rel, err := snapfs.Clean(e.Path)
 		if err != nil {
 			return nil, fmt.Errorf("%s: rules.tf.files: %w", checkout.File, err)
 		}
-		data, err := readListed(p, rel)
+		// where the file is listed: the manifest's line, else the spec's
+		// (rules.tf.files come first, the manifest's entries after them)
+		at := finding.Pos{File: checkout.File, Line: p.Spec.Line(fmt.Sprintf("rules.tf.files[%d].path", i))}
+		if e.ListedLine > 0 {
+			at = finding.Pos{File: m.Manifest, Line: e.ListedLine}
+		}
+		data, err := readListed(p, rel, at)
 		if err != nil {
 			return nil, err
 		}
@@ -156,16 +163,26 @@ var TF = analysis.NewInput("tf inputs", "the teacher-forcing vocabulary, token f
 	return out, nil
 }, Results.Analyzer).OwnedBy("tf")
 
-// readListed reads a file rules.tf names: one that is not there is an
-// error naming it, never "absent" (which would make the TF rules not
-// apply, in silence, for a file the spec says is there).
-func readListed(p *analysis.Pass, rel string) ([]byte, error) {
+// readListed reads a file rules.tf names, listed at at: one that is not
+// there is an error at at naming it, never "absent" (which would make the
+// TF rules not apply, in silence, for a file the spec says is there).
+func readListed(p *analysis.Pass, rel string, at finding.Pos) ([]byte, error) {
 	b, err := read(p, rel)
 	if errors.Is(err, ErrAbsent) {
-		return nil, &snapfs.Error{File: rel, Msg: "not in the snapshot, though rules.tf lists it"}
+		return nil, &listedError{at: at, err: &snapfs.Error{File: rel, Msg: "not in the snapshot, though rules.tf lists it"}}
 	}
 	return b, err
 }
+
+// listedError is the error about a file at the place that lists it.
+type listedError struct {
+	at  finding.Pos
+	err error // naming the file
+}
+
+func (e *listedError) Error() string    { return e.at.String() + ": " + e.err.Error() }
+func (e *listedError) Pos() finding.Pos { return e.at }
+func (e *listedError) Unwrap() error    { return e.err }
 
 // readTFManifest adds the token files of the TOML manifest m names
 // (rules.tf.manifest) to m.Files, and its vocabulary when m has none; a
@@ -176,9 +193,14 @@ func readTFManifest(p *analysis.Pass, m *tf.Manifest) error {
 	if err != nil {
 		return fmt.Errorf("%s:%d: rules.tf.manifest: %w", checkout.File, p.Spec.Line("rules.tf.manifest"), err)
 	}
-	data, err := readListed(p, rel)
+	m.Manifest = rel // where its entries are listed
+	line := p.Spec.Line("rules.tf.manifest")
+	data, err := readListed(p, rel, finding.Pos{File: checkout.File, Line: line})
+	if _, listed := errors.AsType[*listedError](err); err != nil && !listed {
+		return fmt.Errorf("%s:%d: rules.tf.manifest: %w", checkout.File, line, err)
+	}
 	if err != nil {
-		return fmt.Errorf("%s:%d: rules.tf.manifest: %w", checkout.File, p.Spec.Line("rules.tf.manifest"), err)
+		return err
 	}
 	vocab, entries, err := tf.ReadManifest(rel, data)
 	if err != nil {

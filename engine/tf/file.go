@@ -189,6 +189,10 @@ type Entry struct {
 	// SourceOffset is the byte offset in Source where the user turn's text
 	// starts; nil when not recorded.
 	SourceOffset *int64 `json:"source_offset,omitempty"`
+	// ListedLine is the line of the manifest file that lists the entry
+	// (its path's, ReadManifest); 0 for an entry of the spec file, whose
+	// place the spec gives.
+	ListedLine int `json:"-"`
 }
 
 // Apply gives f the entry's domain, source and offset. A value the file's

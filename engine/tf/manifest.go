@@ -89,7 +89,7 @@ func manifestEntry(file string, t *toml.Table) (Entry, error) {
 		}
 		switch name {
 		case "path":
-			e.Path = v.Str
+			e.Path, e.ListedLine = v.Str, v.Line
 		case "domain":
 			e.Domain = v.Str
 		case "source":
