@@ -2,7 +2,6 @@ package cache_test
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -85,53 +84,5 @@ func TestJudged(t *testing.T) {
 		if len(got) == 0 {
 			t.Errorf("%s: findings %v; want a %v %s finding containing %q", tt.name, rep.Findings, tt.sev, tt.check, tt.want)
 		}
-	}
-}
-
-// specLine returns the line of fixtures/m5's spec file that contains text.
-func specLine(t *testing.T, text string) string {
-	t.Helper()
-	lines := strings.Split(snaptest.Read(t, filepath.Join(snaptest.FixturePath("m5"), spec)), "\n")
-	for i, l := range lines {
-		if strings.Contains(l, text) {
-			return strconv.Itoa(i + 1)
-		}
-	}
-	t.Fatalf("%s has no line containing %s", spec, text)
-	return ""
-}
-
-// TestErrors gives inputs that cannot be read: each stops the audit with an
-// error naming the file and line, and never quotes a file outside.
-func TestErrors(t *testing.T) {
-	tests := []struct {
-		name  string
-		edits []edit
-		want  string
-	}{
-		{"evict record", []edit{{evictAft, `"op": "residency"`, `"op": "evict"`}}, evictAft + ":"},
-		{"bad record", []edit{{evictAft, `"resident": 0,`, `"resident": "none",`}}, evictAft + ":10: json: cannot unmarshal string"},
-		{"missing record", []edit{{spec, `"after": "results/residency/evict_file_cache.after.json"`, `"after": "results/residency/none.json"`}}, "none.json"},
-		{"outside record", []edit{{spec, `"after": "results/residency/evict_file_cache.after.json"`, `"after": "../../../../../../etc/passwd"`}}, "outside the snapshot"},
-		{"bad op", []edit{{spec, `"op": "warm"`, `"op": "purge"`}}, spec + ":" + specLine(t, `"op": "warm"`) + `: rules.cache.helpers[1]: op "purge"`},
-		{"unknown setting", []edit{{spec, `"fill": {`, `"fil": 1, "fill": {`}}, `rules.cache: unknown key "fil"`},
-	}
-	for _, tt := range tests {
-		_, err := audited(t, tt.edits...)
-		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "root:") {
-			t.Errorf("%s: audit error %v; want one containing %q", tt.name, err, tt.want)
-		}
-	}
-}
-
-// TestNotApplied: a spec that declares no probe makes both rules not apply,
-// with the reason, and report nothing.
-func TestNotApplied(t *testing.T) {
-	rep, err := audited(t, edit{spec, `"cache": {`, `"_cache": {`})
-	if err != nil {
-		t.Fatalf("cache without settings: %v", err)
-	}
-	if len(rep.Findings) != 0 || len(rep.Summary.NotApplied) != 2 || !strings.Contains(rep.Summary.NotApplied[0].Reason, "no page-cache probe declared") {
-		t.Errorf("audit without rules.cache = findings %v, not applied %+v; want none, both rules not applied", rep.Findings, rep.Summary.NotApplied)
 	}
 }
