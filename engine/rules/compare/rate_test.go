@@ -11,34 +11,6 @@ import (
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
-const rateSettings = `"compare.rate": {
-      "runner_source": "scripts/run_phase0_phase2_m5_validation.py",`
-
-// Without the runner's source in the spec, compare.rate cannot read how a
-// per-token field is derived and says so; the claims rows are still read.
-func TestRateWithoutRunnerSource(t *testing.T) {
-	root := snaptest.CopyFixture(t, "m5-v3")
-	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), rateSettings, `"compare.rate": {`)
-	var source, claimsRows int
-	for _, f := range analysistest.Findings(t, root, compare.Rate) {
-		switch f.Check {
-		case "source":
-			source++
-			if want := "the runner's source is not in the snapshot"; f.Severity != finding.Warn || !strings.Contains(f.Message, want) {
-				t.Fatalf("compare.rate without runner_source: source finding %s %q; want warn containing %q", f.Severity, f.Message, want)
-			}
-		case "claims":
-			claimsRows++
-			if f.Severity != finding.Fail {
-				t.Fatalf("compare.rate without runner_source: claims finding %s %q; want fail", f.Severity, f.Message)
-			}
-		}
-	}
-	if source != 3 || claimsRows != 2 {
-		t.Fatalf("compare.rate without runner_source: %d source and %d claims findings; want 3 and 2", source, claimsRows)
-	}
-}
-
 // The runner's tables are where the spec says: without them only the
 // claims rows are checked; a table the spec names but the results file
 // lacks is skipped (a table without its steps is a settings error:
