@@ -11,20 +11,6 @@ import (
 	"github.com/strataspec/strataspec/engine/snaptest"
 )
 
-// The runner's tables are where the spec says: without them only the
-// claims rows are checked; a table the spec names but the results file
-// lacks is skipped (a table without its steps is a settings error:
-// testdata/rate-table-no-steps).
-func TestRateTables(t *testing.T) {
-	root := snaptest.CopyFixture(t, "m5")
-	snaptest.Edit(t, filepath.Join(root, "strataspec.json"), `{"table": {"path": "llama_cpp_patched"}, "steps"`, `{"table": {"path": "llama_cpp_elsewhere"}, "steps"`)
-	fs := analysistest.Findings(t, root, compare.Rate)
-	const want = "no per-token rate among the runner's tables: whole-run amounts are not divided by a token count"
-	if len(fs) != 1 || fs[0].Check != "none" || fs[0].Message != want {
-		t.Fatalf("compare.rate with a table the results lack = %v; want one finding of check none: %q", fs, want)
-	}
-}
-
 // A divisor that converts the amount's unit into the unit the plan quotes
 // is a unit conversion, not a hard-coded rate (a checkout whose GPU times
 // are in µs/tok divides by 1000 for the plan's ms/tok; that was a false
