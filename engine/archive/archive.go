@@ -169,12 +169,15 @@ func (r *Run) Text() (string, error) {
 }
 
 // WithOutput returns a copy of r whose output is text, read from source:
-// Text returns text, never the log r was read from. A live re-run's fresh
-// output is judged through it, so that nothing of the archived log can stand
-// in for what the engine printed now.
+// Text returns text, never the log r was read from, and the copy has no
+// record fields read as metrics (Metrics: the archived record's, which a
+// re-run does not write). A live re-run's fresh output is judged through it,
+// so that nothing of the archived log or record can stand in for what the
+// engine printed now.
 func (r *Run) WithOutput(source, text string) *Run {
 	c := *r
 	c.Tail, c.Source = text, source
+	c.Metrics = nil
 	c.fsys, c.textFile, c.textSum = nil, "", 0
 	return &c
 }

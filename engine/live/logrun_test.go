@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/archive"
+	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/live/livetest"
@@ -50,5 +51,34 @@ func TestLiveLogRunFresh(t *testing.T) {
 	}
 	if again, err := r.Text(); err != nil || again != archived {
 		t.Errorf("the archived cli_a_01 after its re-run: Text() = %d bytes, %v; want its log, %d bytes", len(again), err, len(archived))
+	}
+}
+
+// TestLiveFreshNoRecordFields: a run whose record gives metrics (fixtures/
+// m5-shapes maps the runner's vm and io fields: swapout_mib, min_avail_gib,
+// disk0_mb) re-parsed over a fresh output yields none of them: the record is
+// the archived run's, and a re-run's record fields compared with it would be
+// the archived values set against themselves.
+func TestLiveFreshNoRecordFields(t *testing.T) {
+	snap, err := archive.Load(snaptest.Fixture(t, "m5-shapes"), format.For)
+	if err != nil {
+		t.Fatalf("archive.Load(fixtures/m5-shapes): %v", err)
+	}
+	checked := 0
+	for _, r := range snap.Runs {
+		if len(r.Metrics) == 0 {
+			continue
+		}
+		checked++
+		if ms := facts.ParseRun(nil, r); len(ms.List) == 0 {
+			t.Fatalf("run %s: its archived record yields no metric", r.Name)
+		}
+		fresh := facts.ParseRun(nil, r.WithOutput("live re-run of "+r.Name, ""))
+		for _, m := range fresh.List {
+			t.Errorf("run %s over an empty fresh output: metric %s = %s; want none (not the archived record's)", r.Name, m.Name, m.Num.Text)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("fixtures/m5-shapes: no run with record metrics")
 	}
 }
