@@ -106,6 +106,10 @@ func TestLoadCSV(t *testing.T) {
 		{`{"results": [{"file": "runs.csv", "runs": "runs"}]}`, "name\nx\n", "a CSV file holds one run a row"},
 		{`{"results": [{"file": "runs.csv"}]}`, "name,exit_code\nx,0\ny\n", "runs.csv:3:"},
 		{`{"results": [{"file": "runs.csv"}]}`, "name,exit_code\nx,zero\n", "runs.csv:2:"},
+		// the cell's own column, not the row's JSON text's
+		{`{"results": [{"file": "runs.csv"}]}`, "name,exit_code\nx,zero\n", "runs.csv:2:3: exit_code: want an integer"},
+		{`{"results": [{"file": "runs.csv"}]}`, "name,cmd,exit_code\n\"x\",\"[\"\"a\"\", 1]\",0\n", "runs.csv:2:5: cmd[1]: "},
+		{`{"results": [{"file": "runs.csv"}]}`, "name,note,exit_code\nx,\"two\nlines\",-\n", "runs.csv:3:8: exit_code: "},
 	} {
 		dir := writeTree(t, map[string]string{checkout.File: tt.spec, "runs.csv": tt.csv})
 		if _, err := Load(dir, fakeFormats); err == nil || !strings.Contains(err.Error(), tt.want) {

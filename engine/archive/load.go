@@ -174,12 +174,28 @@ type decoder struct {
 	p        *jsontree.Doc
 	err      *Error
 	lineBase int // lines before the document (JSON Lines)
+	// cells are a CSV row's cells' places in the file, by key path; the
+	// row's JSON text is not the file's, so a node outside them has no
+	// column (nil for JSON).
+	cells map[string]jsontree.CSVCell
 }
 
 func (d *decoder) fail(n *jsontree.Node, format string, args ...any) {
 	if d.err == nil {
 		d.err = d.p.Errorf(n, format, args...)
 		d.err.Line += d.lineBase
+		if d.cells != nil {
+			c := jsontree.CSVCell{Line: d.lineBase + 1} // the row's start
+			// the cell holding n: its path, or the path of a value that
+			// holds it (an argv array's cell for "cmd[0]")
+			for p := n.Path; p != ""; p = p[:max(strings.LastIndexAny(p, ".["), 0)] {
+				if cell, ok := d.cells[p]; ok {
+					c = cell
+					break
+				}
+			}
+			d.err.Line, d.err.Col = c.Line, c.Col
+		}
 	}
 }
 
@@ -492,7 +508,7 @@ func (s *Snapshot) decodeCSV(file string, data []byte, rs checkout.Results) erro
 		return err
 	}
 	for _, row := range rows {
-		d := &decoder{p: row.Doc, lineBase: row.Line - 1}
+		d := &decoder{p: row.Doc, lineBase: row.Line - 1, cells: row.Cells}
 		s.decodeRun(d, row.Doc.Root, len(s.Runs), "", rs.Fields)
 		if d.err != nil {
 			return d.err

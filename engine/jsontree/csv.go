@@ -19,7 +19,15 @@ import (
 type CSVRow struct {
 	Line int  // the file's line the record starts on
 	Doc  *Doc // the record as a one-line JSON document (line 1: add Line-1)
+	// Cells are the file's line and column of each non-empty cell, by its
+	// header name (a key path of Doc): the document's own columns are
+	// those of its JSON text, not of the file.
+	Cells map[string]CSVCell
 }
+
+// CSVCell is the place of a cell in the CSV file: 1-based line and byte
+// column.
+type CSVCell struct{ Line, Col int }
 
 // ParseCSV reads a CSV file (RFC 4180: a header row, then one record per
 // row, cells quoted where they hold commas, quotes or line breaks) into its
@@ -57,7 +65,14 @@ func ParseCSV(file string, data []byte) ([]CSVRow, error) {
 		if err != nil {
 			return nil, &Error{File: file, Line: line, Msg: fmt.Sprintf("record: %v", err)}
 		}
-		out = append(out, CSVRow{Line: line, Doc: doc})
+		cells := map[string]CSVCell{}
+		for i, h := range header {
+			if rec[i] != "" {
+				l, c := r.FieldPos(i)
+				cells[h] = CSVCell{l, c}
+			}
+		}
+		out = append(out, CSVRow{Line: line, Doc: doc, Cells: cells})
 	}
 }
 

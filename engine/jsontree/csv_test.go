@@ -35,6 +35,15 @@ func TestParseCSV(t *testing.T) {
 	if n := rows[0].Doc.Root.Lookup("vm.avail"); n == nil || n.Kind != 'n' || string(n.Num) != "2.91" {
 		t.Errorf("row 0 vm.avail = %+v; want the number 2.91", n)
 	}
+	if c, ok := rows[0].Cells["vm.avail"]; !ok || c != (CSVCell{2, 27}) {
+		t.Errorf("row 0 vm.avail cell at %+v, %v; want line 2 column 27 (the file's)", c, ok)
+	}
+	if c, ok := rows[1].Cells["exit"]; !ok || c != (CSVCell{4, 15}) {
+		t.Errorf("row 1 exit cell at %+v, %v; want line 4 column 15", c, ok)
+	}
+	if _, ok := rows[1].Cells["vm.swap"]; ok {
+		t.Errorf("row 1 has a cell for its empty vm.swap; want none (the key is absent)")
+	}
 }
 
 // TestParseCSVErrors: what is not a CSV of records is an error at its line.
