@@ -167,6 +167,13 @@ func TestShapesTFManifest(t *testing.T) {
 	if bad := badInputs(rep); len(bad) != 1 || bad[0].Rule != "tf" || bad[0].File != "strataspec.json" || bad[0].Line != line || !strings.Contains(bad[0].Message, msg) {
 		t.Errorf("Audit with the manifest misspelt: bad-input findings %+v; want one tf fail at strataspec.json:%d containing %q", bad, line, msg)
 	}
+	// a manifest path leading out of the snapshot: at the spec's line
+	// naming it too, not at the path it names (which is not the snapshot's)
+	rep, line = editAudit(t, "m5-shapes", "strataspec.json", `"`+manifest+`"`, `"../tf_manifest.toml"`, "../tf_manifest")
+	const out = "rules.tf.manifest: ../tf_manifest.toml: climbs out of the snapshot"
+	if bad := badInputs(rep); len(bad) != 1 || bad[0].Rule != "tf" || bad[0].File != "strataspec.json" || bad[0].Line != line || !strings.HasPrefix(bad[0].Message, out) {
+		t.Errorf("Audit with the manifest out of the snapshot: bad-input findings %+v; want one tf fail at strataspec.json:%d starting %q", bad, line, out)
+	}
 }
 
 // TestBadRecords: a record the loader cannot parse (a route_parity log, the

@@ -189,15 +189,17 @@ func (e *listedError) Unwrap() error    { return e.err }
 // file listed both there and under rules.tf.files is an error, as is a
 // vocabulary that differs from the spec's.
 func readTFManifest(p *analysis.Pass, m *tf.Manifest) error {
+	// an error about the manifest is at the spec's line naming it (a
+	// listedError: its Pos, not the path's, which may be outside)
+	at := finding.Pos{File: checkout.File, Line: p.Spec.Line("rules.tf.manifest")}
 	rel, err := snapfs.Clean(m.Manifest)
 	if err != nil {
-		return fmt.Errorf("%s:%d: rules.tf.manifest: %w", checkout.File, p.Spec.Line("rules.tf.manifest"), err)
+		return &listedError{at: at, err: fmt.Errorf("rules.tf.manifest: %w", err)}
 	}
 	m.Manifest = rel // where its entries are listed
-	line := p.Spec.Line("rules.tf.manifest")
-	data, err := readListed(p, rel, finding.Pos{File: checkout.File, Line: line})
+	data, err := readListed(p, rel, at)
 	if _, listed := errors.AsType[*listedError](err); err != nil && !listed {
-		return fmt.Errorf("%s:%d: rules.tf.manifest: %w", checkout.File, line, err)
+		return &listedError{at: at, err: fmt.Errorf("rules.tf.manifest: %w", err)}
 	}
 	if err != nil {
 		return err
