@@ -49,5 +49,8 @@ func glued(text string, i int) bool {
 		return false
 	}
 	c := text[i]
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+	if c == '.' || c == ',' {
+		return i > 0 && i+1 < len(text) && isDigit(text[i-1]) && isDigit(text[i+1])
+	}
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || isDigit(c) || c == '_'
 }

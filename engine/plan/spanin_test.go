@@ -14,7 +14,11 @@ func TestSpanIn(t *testing.T) {
 		{"eval time = 0.10 ms / 1 runs", false},
 		{"eval time = 0.00 ms / 1 runs (", true},
 		{"evaltime = 0.00 ms", false},
-		{"runs next", false}, // white space within a line only
+		{"token) next", false}, // white space within a line only
+		{"token)", true},
+		{"00 ms / 1 runs", false}, // starts inside 0.00
+		{"eval time = 0", false},  // ends inside 0.00
+		{"0.00 ms per token)", true},
 		{"", false},
 	}
 	for _, tt := range tests {
