@@ -37,8 +37,8 @@ const envChild = "STRATA_FAKEENGINE_CHILD"
 // strata's, route_parity's, and llama.cpp's programs (the fake llama.cpp
 // engine: a recorded llama-cli log, llama-bench file, perplexity or server
 // log, printed in its real format with its timings drifted). Metrics reads
-// them with the parsers themselves, not the registry's formats, so that
-// each number is found as printed, in the unit printed, before any
+// them with the built-in formats as printed (ParseAsPrinted), so that each
+// number is found as printed, in the unit printed, before any
 // conversion to the vocabulary's.
 const (
 	Strata      = format.Strata
@@ -52,7 +52,7 @@ const (
 // Replay is what the fake engine prints and how.
 type Replay struct {
 	Output    string        // the recorded output (an archived tail or record)
-	Parser    string        // Strata or RouteParity: the parser that finds its metrics
+	Parser    string        // one of the names above, the parser that finds its metrics ("": Strata)
 	Jitter    float64       // relative jitter of each measured metric (0.03 = ±3 %)
 	Seed      uint64        // seed of the jitter
 	Exit      int           // exit code
@@ -77,15 +77,30 @@ type Replay struct {
 	EnvFile string
 }
 
-// Metrics parses an output with the replay's parser, the format of that
-// name (strata's when it names none the registry holds), each number as
-// printed (format.Format.ParseAsPrinted).
+// Metrics parses an output with the replay's parser, the built-in format
+// of that name (strata's when Parser is ""), each number as printed
+// (format.Format.ParseAsPrinted). A name no built-in format has parses
+// nothing: Use and Load refuse it, so that a misnamed parser cannot leave
+// the replay's metrics unjittered and its re-run trivially reproduced.
 func (r *Replay) Metrics(output string) *tail.Metrics {
-	f, ok := format.Builtin().Get(r.Parser)
-	if !ok {
-		f, _ = format.Builtin().Get(Strata)
+	f, err := r.format()
+	if err != nil {
+		return &tail.Metrics{Source: "replay"}
 	}
 	return f.ParseAsPrinted("replay", output)
+}
+
+// format returns the built-in format Parser names, strata's for "".
+func (r *Replay) format() (*format.Format, error) {
+	name := r.Parser
+	if name == "" {
+		name = Strata
+	}
+	f, ok := format.Builtin().Get(name)
+	if !ok {
+		return nil, fmt.Errorf("replay parser %q is no built-in format (%s)", r.Parser, strings.Join(format.Builtins(), ", "))
+	}
+	return f, nil
 }
 
 // Render returns the lines the fake engine prints: the flood, then the
@@ -241,6 +256,9 @@ func Load(path string) (*Replay, error) {
 	if err := json.Unmarshal(b, r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if _, err := r.format(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return r, nil
 }
 
@@ -248,6 +266,9 @@ func Load(path string) (*Replay, error) {
 // rest of the test (t.Setenv: the test must not be parallel).
 func Use(t testing.TB, r *Replay) {
 	t.Helper()
+	if _, err := r.format(); err != nil {
+		t.Fatal(err)
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

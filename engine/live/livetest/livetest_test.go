@@ -1,6 +1,8 @@
 package livetest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,6 +59,29 @@ func TestNumberAt(t *testing.T) {
 	} {
 		if got := numberAt(tt.line, tt.text, tt.from); got != tt.want {
 			t.Errorf("numberAt(%q, %q, %d) = %d; want %d", tt.line, tt.text, tt.from, got, tt.want)
+		}
+	}
+}
+
+// TestLoadParser: a replay file whose parser is no built-in format is
+// refused with the name (before, it was read as strata's output, found no
+// metric to jitter, and its re-run reproduced trivially); "" is strata's.
+func TestLoadParser(t *testing.T) {
+	for _, tt := range []struct {
+		parser string
+		want   string // in the error; "" for none
+	}{
+		{"", ""},
+		{Bench, ""},
+		{"llama_bench", `replay parser "llama_bench" is no built-in format`},
+	} {
+		p := filepath.Join(t.TempDir(), "replay.json")
+		if err := os.WriteFile(p, []byte(`{"Output": "x\n", "Parser": "`+tt.parser+`"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("Load(parser %q) = %v; want an error containing %q", tt.parser, err, tt.want)
 		}
 	}
 }
