@@ -69,13 +69,14 @@ func Guess(fsys *snapfs.FS, isBench func([]byte) bool) (*Spec, []string, error) 
 			}
 		case ext == ".csv" || ext == ".md":
 			b, err := fsys.ReadFile(f, snapfs.LimitResults)
-			if err == nil && isBench(b) {
+			switch {
+			case err != nil && ext == ".csv":
+				said = append(said, fmt.Sprintf("%s: not read: %v", f, err))
+			case err == nil && isBench(b):
 				s.Bench = append(s.Bench, f)
 				said = append(said, fmt.Sprintf("%s: llama-bench output (%s)", f, strings.TrimPrefix(ext, ".")))
-			} else if err == nil && ext == ".csv" {
-				if line, ok := s.guessCSV(f, b); ok {
-					said = append(said, line)
-				}
+			case err == nil && ext == ".csv":
+				said = append(said, s.guessCSV(f, b))
 			}
 		}
 	}
@@ -133,18 +134,22 @@ func (s *Spec) guessJSON(f string, b []byte, files []string, isBench func([]byte
 }
 
 // guessCSV places a CSV file that is not llama-bench output: run records,
-// one a row, when its header has a name-like column.
-func (s *Spec) guessCSV(f string, b []byte) (string, bool) {
+// one a row, when its header has a name-like column; else it says why the
+// file is not placed.
+func (s *Spec) guessCSV(f string, b []byte) string {
 	rows, err := jsontree.ParseCSV(f, b)
-	if err != nil || len(rows) == 0 {
-		return "", false
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%s: not placed: %v", f, err)
+	case len(rows) == 0:
+		return fmt.Sprintf("%s: not placed: a header and no rows", f)
 	}
 	for _, k := range guessKeys["name"] {
 		if rows[0].Doc.Root.Get(k) != nil {
-			return s.guessRecord(f, "", rows[0].Doc.Root), true
+			return s.guessRecord(f, "", rows[0].Doc.Root)
 		}
 	}
-	return "", false
+	return fmt.Sprintf("%s: not placed: no run records (no column named %s)", f, strings.Join(guessKeys["name"], ", "))
 }
 
 // guessRecord adds a results entry for the records of f at runsPath, its

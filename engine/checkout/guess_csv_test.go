@@ -3,6 +3,7 @@ package checkout
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,9 +19,11 @@ import (
 func TestGuessCSV(t *testing.T) {
 	dir := t.TempDir()
 	for rel, s := range map[string]string{
-		"runs.csv":        "run,cmd,exit_code,duration_s,vm.swapout_mib,output\na,./x -n 4,0,1.5,0.0,\"init: 1 ms\"\n",
-		"bench/pp.csv":    "build_commit,avg_ts\nc392e509,18930.3\n",
-		"notes/table.csv": "model,size\nK256,4.2\n",
+		"runs.csv":         "run,cmd,exit_code,duration_s,vm.swapout_mib,output\na,./x -n 4,0,1.5,0.0,\"init: 1 ms\"\n",
+		"bench/pp.csv":     "build_commit,avg_ts\nc392e509,18930.3\n",
+		"notes/table.csv":  "model,size\nK256,4.2\n",
+		"notes/broken.csv": "name,cmd\nx\n",
+		"notes/empty.csv":  "name,cmd\n",
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -45,5 +48,15 @@ func TestGuessCSV(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"bench/pp.csv"}, s.Bench); diff != "" {
 		t.Errorf("Guess: bench (-want +got):\n%s", diff)
+	}
+	// a CSV not placed is said so, with why
+	for _, want := range []string{
+		"notes/table.csv: not placed: no run records (no column named name, run,",
+		"notes/broken.csv: not placed: notes/broken.csv:2:",
+		"notes/empty.csv: not placed: a header and no rows",
+	} {
+		if !slices.ContainsFunc(said, func(l string) bool { return strings.HasPrefix(l, want) }) {
+			t.Errorf("Guess said:\n%s\nwant a line starting %q", strings.Join(said, "\n"), want)
+		}
 	}
 }
