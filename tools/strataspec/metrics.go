@@ -131,7 +131,16 @@ func listing(name string, ms *tail.Metrics) metricsRun {
 		r.Metrics = append(r.Metrics, e)
 	}
 	for _, e := range ms.Errors {
-		r.Errors = append(r.Errors, strings.TrimSpace(strings.TrimPrefix(e.Error(), ms.Source+":")))
+		// the error's place within the run's output: its tail line
+		// (the run's source is the listing's), from its fields
+		msg := e.Error()
+		if e.File == ms.Source {
+			msg = e.Msg
+			if e.Line > 0 {
+				msg = strconv.Itoa(e.Line) + ": " + e.Msg
+			}
+		}
+		r.Errors = append(r.Errors, strings.TrimSpace(msg))
 	}
 	return r
 }

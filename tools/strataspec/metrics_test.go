@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,6 +118,16 @@ func TestRunMetricsParseErrorExits1(t *testing.T) {
 	code := run(&stdout, &stderr, []string{"-metrics", "-root", dir})
 	if code != 1 || !strings.Contains(stdout.String(), "error: ") || !strings.Contains(stderr.String(), "parse error") {
 		t.Errorf("run(-metrics) on a malformed log = %d, stdout %q, stderr %q; want 1, an error line and a parse-error count", code, stdout.String(), stderr.String())
+	}
+	// the error is at its tail line, without the run's source again
+	const wantErr = `error: cli: 26: llama.cpp timing line without "=": "eval time"`
+	if !strings.Contains(stdout.String(), wantErr+"\n") {
+		t.Errorf("run(-metrics) on a malformed log: stdout %q; want the line %q", stdout.String(), wantErr)
+	}
+	stdout.Reset()
+	if code := run(&stdout, io.Discard, []string{"-metrics", "-root", dir, "-format", "json"}); code != 1 ||
+		!strings.Contains(stdout.String(), `"errors": [`+"\n"+`        "26: llama.cpp timing line without \"=\": \"eval time\""`) {
+		t.Errorf("run(-metrics -format json) on a malformed log = %d, %q; want 1 and the error at its tail line", code, stdout.String())
 	}
 	// The same snapshot without the bad line lists cleanly.
 	b, _ := os.ReadFile(fixtures + "/llamacpp/runs/cli_pythia14_b3761.log")
