@@ -409,6 +409,8 @@ func TestLiveEngineLines(t *testing.T) {
 	ms.Add(tail.Metric{Name: "init_ms", Num: num.MustParse("3.00"), Line: 1})
 	ms.Add(tail.Metric{Name: "min_avail_gib", Num: num.MustParse("3.21"), Line: 3})
 	ms.Add(tail.Metric{Name: "pure_gpu_ms_per_tok", Num: num.MustParse("1.0")})
+	// a run record's field read as a metric: no re-run writes the record
+	ms.Add(tail.Metric{Name: "swapout_mib", Num: num.MustParse("0.0"), At: &tail.Place{File: "runs/runs.jsonl", Path: "vm.swapout_mib", Line: 1}})
 	var got []string
 	for _, m := range live.EngineMetrics(text, ms).List {
 		got = append(got, m.Name)

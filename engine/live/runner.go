@@ -31,9 +31,10 @@ func EngineLines(archived string) int {
 }
 
 // EngineMetrics returns the metrics of ms (parsed from text) that were read
-// from the engine's own lines, dropping those read from the runner's: a
-// re-run outside the runner cannot reproduce them, so they are not compared.
-// A metric with no line (one derived over the whole tail) is kept.
+// from the engine's own lines, dropping those read from the runner's lines
+// and from its run record (tail.Metric.At: a record field read as a metric):
+// a re-run outside the runner cannot reproduce them, so they are not
+// compared. A metric with no line (one derived over the whole tail) is kept.
 func EngineMetrics(text string, ms *tail.Metrics) *tail.Metrics {
 	if ms == nil {
 		return nil
@@ -41,6 +42,9 @@ func EngineMetrics(text string, ms *tail.Metrics) *tail.Metrics {
 	lines := strings.Split(text, "\n")
 	out := &tail.Metrics{Source: ms.Source, Errors: ms.Errors}
 	for _, m := range ms.List {
+		if m.At != nil {
+			continue
+		}
 		if m.Line >= 1 && m.Line <= len(lines) && RunnerLine(lines[m.Line-1]) {
 			continue
 		}
