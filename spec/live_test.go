@@ -13,6 +13,8 @@ import (
 
 	"github.com/strataspec/strataspec/engine/archive"
 	"github.com/strataspec/strataspec/engine/audit"
+	"github.com/strataspec/strataspec/engine/checkout"
+	"github.com/strataspec/strataspec/engine/facts"
 	"github.com/strataspec/strataspec/engine/format"
 	"github.com/strataspec/strataspec/engine/live"
 	"github.com/strataspec/strataspec/engine/runconf"
@@ -102,7 +104,7 @@ func liveRuns(ctx *audit.Context, sel *regexp.Regexp) []liveRun {
 		if r.CarriedOver || r.Env == nil || !r.Strata() || !sel.MatchString(r.Name) {
 			continue
 		}
-		out = append(out, liveRun{run: r, text: r.Tail, archived: live.EngineMetrics(r.Tail, ctx.Metrics[r.Name]), parse: freshParse(r)})
+		out = append(out, liveRun{run: r, text: r.Tail, archived: live.EngineMetrics(r.Tail, ctx.Metrics[r.Name]), parse: freshParse(ctx.Snap.Spec, r)})
 	}
 	for _, rec := range ctx.Snap.Parity {
 		if !sel.MatchString(rec.Name) {
@@ -114,11 +116,13 @@ func liveRuns(ctx *audit.Context, sel *regexp.Regexp) []liveRun {
 	return out
 }
 
-// freshParse returns the parser of r's program over a fresh output: the
-// metrics of a re-run come from what the process printed now, never from
-// the log r was read from (archive.Run.WithOutput).
-func freshParse(r *archive.Run) func(source, text string) *tail.Metrics {
-	return func(source, text string) *tail.Metrics { return audit.ParseRun(r.WithOutput(source, text)) }
+// freshParse returns the parser of r's program over a fresh output, in the
+// formats of the snapshot's spec (a declared format such as fixtures/
+// m5-shapes' glog_strata included): the metrics of a re-run come from what
+// the process printed now, never from the log or record r was read from
+// (archive.Run.WithOutput).
+func freshParse(spec *checkout.Spec, r *archive.Run) func(source, text string) *tail.Metrics {
+	return func(source, text string) *tail.Metrics { return facts.ParseRun(spec, r.WithOutput(source, text)) }
 }
 
 // liveLlamaRuns returns the llama.cpp runs of ctx that selected by name
@@ -137,7 +141,7 @@ func liveLlamaRuns(t *testing.T, ctx *audit.Context, sel *regexp.Regexp) []liveR
 		if err != nil {
 			t.Fatalf("run %s: %v", r.Name, err)
 		}
-		out = append(out, liveRun{run: r, text: text, archived: live.EngineMetrics(text, ctx.Metrics[r.Name]), parse: freshParse(r), skip: llamaSkip(r.Parser)})
+		out = append(out, liveRun{run: r, text: text, archived: live.EngineMetrics(text, ctx.Metrics[r.Name]), parse: freshParse(ctx.Snap.Spec, r), skip: llamaSkip(r.Parser)})
 	}
 	return out
 }
@@ -440,5 +444,34 @@ func TestCIWorkflow(t *testing.T) {
 	const lint = "\t$(GO) tool actionlint .github/workflows/ci.yml"
 	if !makeRuns(t, mk, "test", lint) {
 		t.Errorf("Makefile: make test does not run %q", lint)
+	}
+}
+
+// TestLiveFreshParse: a re-run that prints exactly the archived output
+// reproduces every compared value, for a snapshot whose runs are in a
+// declared format and whose records give metrics (fixtures/m5-shapes:
+// glog_strata, the runner's vm and io fields). The fresh output is parsed
+// in the snapshot's formats, and a record field, which no re-run prints,
+// is not compared.
+func TestLiveFreshParse(t *testing.T) {
+	ctx := loadSnap(t, "m5-shapes")
+	runs := 0
+	for _, lr := range liveRuns(ctx, regexp.MustCompile("")) {
+		if lr.parity {
+			continue
+		}
+		runs++
+		ds := live.Compare(lr.archived, lr.parse("live re-run of "+lr.run.Name, lr.text), live.Classify, 0)
+		if len(ds) == 0 {
+			t.Errorf("run %s: no archived metric compared", lr.run.Name)
+		}
+		for _, d := range ds {
+			if !d.OK {
+				t.Errorf("run %s re-printing its archived output: %s", lr.run.Name, driftMessage(lr.run.Name, d))
+			}
+		}
+	}
+	if runs == 0 {
+		t.Fatal("fixtures/m5-shapes: no strata run to re-run")
 	}
 }
