@@ -1016,17 +1016,12 @@ func (s *Snapshot) readSidecar(r *Run, file string, f checkout.Fields) error {
 	d := &decoder{p: doc}
 	tmp := &Snapshot{Spec: s.Spec, notes: s.notes, formats: s.formats}
 	rec := doc.Root
+	key := "" // the record's name field names the run, or else the log file does
 	if rec.Kind == 'o' && rec.Lookup(f.Name) == nil {
-		// The name comes from the log file; give the record one.
-		f.Name = ""
+		key = r.Name
 	}
 	f.Tail = ""
-	if f.Name == "" {
-		rec = &jsontree.Node{Kind: 'o', Off: rec.Off, End: rec.End, Path: rec.Path,
-			Keys: append([]string{"\x00name"}, rec.Keys...), Vals: append([]*jsontree.Node{{Kind: 's', Str: r.Name, Off: rec.Off, End: rec.Off}}, rec.Vals...)}
-		f.Name = "\x00name"
-	}
-	tmp.decodeRun(d, rec, r.Index, "", f)
+	tmp.decodeRun(d, rec, r.Index, key, f)
 	if d.err != nil {
 		return d.err
 	}
