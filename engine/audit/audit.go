@@ -448,8 +448,9 @@ func reads(a, in *analysis.Analyzer) bool {
 // failFindings returns the fail findings of rule for the failure f (the
 // rule's own, or an input's it reads): one per error, at the place the
 // error names (finding.PosOf, else a leading "file:line: "), with the
-// message after that place. An error that names no place is at the place
-// of the first that does.
+// message after that place. An error that names no place is in the file
+// of the first error before it that names one, at no line (nowhere when
+// none before it does).
 func failFindings(rule *analysis.Analyzer, f analysis.Result) []finding.Finding {
 	errs := joined(f.Err)
 	var out []finding.Finding
