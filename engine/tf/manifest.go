@@ -38,13 +38,7 @@ func ReadManifest(file string, data []byte) (vocab string, entries []Entry, err 
 		case v != nil:
 			return "", nil, errAt(v.Line, "unknown key %q (a TF manifest holds vocab and [[file]] tables)", name)
 		default:
-			line := 0
-			if t := root.Tables[name]; t != nil {
-				line = t.Line
-			} else if a := root.Arrays[name]; len(a) > 0 {
-				line = a[0].Line
-			}
-			return "", nil, errAt(line, "unknown table %q (a TF manifest holds vocab and [[file]] tables)", name)
+			return "", nil, errAt(root.LineOf(name), "unknown table %q (a TF manifest holds vocab and [[file]] tables)", name)
 		}
 	}
 	for i, t := range root.Arrays["file"] {
@@ -69,16 +63,7 @@ func manifestEntry(file string, t *toml.Table) (Entry, error) {
 	for _, name := range t.Order {
 		v := t.Keys[name]
 		if v == nil || !slices.Contains(manifestKeys, name) {
-			line := t.Line
-			switch {
-			case v != nil:
-				line = v.Line
-			case t.Tables[name] != nil:
-				line = t.Tables[name].Line
-			case len(t.Arrays[name]) > 0:
-				line = t.Arrays[name][0].Line
-			}
-			return e, &toml.Error{File: file, Line: line, Msg: fmt.Sprintf("[[file]]: unknown key %q (known: %s)", name, strings.Join(manifestKeys, ", "))}
+			return e, &toml.Error{File: file, Line: t.LineOf(name), Msg: fmt.Sprintf("[[file]]: unknown key %q (known: %s)", name, strings.Join(manifestKeys, ", "))}
 		}
 		want := toml.String
 		if name == "source_offset" {

@@ -42,6 +42,7 @@ func TestReadManifestErrors(t *testing.T) {
 		{"vocab = 1\n[[file]]\npath = \"a\"\n", `m.toml:1: vocab: want string, found integer`},
 		{"vocabulary = \"v\"\n[[file]]\npath = \"a\"\n", `m.toml:1: unknown key "vocabulary"`},
 		{"[files]\npath = \"a\"\n", `m.toml:1: unknown table "files"`},
+		{"[[file]]\npath = \"a\"\n[other]\n", `m.toml:3: unknown table "other"`},
 		{"vocab = \"v\"\n", `m.toml: no [[file]] table`},
 		{"[[file]]\npath = {x = 1}\n", `m.toml:2:8: inline tables are not read`},
 		{"[[file]]\npath = \"a\"\n[[file.x]]\n", `m.toml:3: [[file]]: unknown key "x"`},

@@ -77,6 +77,21 @@ func newTable(line int) *Table {
 	return &Table{Line: line, Keys: map[string]*Value{}, Tables: map[string]*Table{}, Arrays: map[string][]*Table{}}
 }
 
+// LineOf returns the line t gives name on: its key's, its [table]'s
+// header's or its first [[array]] table's header's; t's own line when t
+// holds no name.
+func (t *Table) LineOf(name string) int {
+	switch {
+	case t.Keys[name] != nil:
+		return t.Keys[name].Line
+	case t.Tables[name] != nil:
+		return t.Tables[name].Line
+	case len(t.Arrays[name]) > 0:
+		return t.Arrays[name][0].Line
+	}
+	return t.Line
+}
+
 func (t *Table) has(name string) bool {
 	_, k := t.Keys[name]
 	_, s := t.Tables[name]

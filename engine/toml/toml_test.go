@@ -126,3 +126,24 @@ func FuzzParse(f *testing.F) {
 		walk(root)
 	})
 }
+
+// TestLineOf: a name's line is its key's, its table's header's or its
+// first array table's header's; a name the table does not hold gets the
+// table's own line.
+func TestLineOf(t *testing.T) {
+	doc, err := Parse("m.toml", []byte("a = 1\n[t]\nb = 2\n[[arr]]\n[[arr]]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		want int
+	}{{"a", 1}, {"t", 2}, {"arr", 4}, {"nope", 0}} {
+		if got := doc.LineOf(tt.name); got != tt.want {
+			t.Errorf("LineOf(%q) = %d; want %d", tt.name, got, tt.want)
+		}
+	}
+	if got := doc.Tables["t"].LineOf("b"); got != 3 {
+		t.Errorf("[t] LineOf(%q) = %d; want 3", "b", got)
+	}
+}
