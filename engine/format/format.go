@@ -255,17 +255,7 @@ func (r *Registry) Strata(name string) bool { return r.Base(name) == Strata }
 
 // Seconds converts a duration v in the time unit named ("ms", "min": a time
 // unit of engine/unit's table) into seconds.
-func (r *Registry) Seconds(v float64, name string) (float64, error) {
-	from, err := unit.Parse(name)
-	if err != nil {
-		return 0, err
-	}
-	sec := unit.MustParse("s")
-	if from.Dim() != sec.Dim() {
-		return 0, fmt.Errorf("a unit of %s, not of time", from.Dim())
-	}
-	return unit.Convert(v, from, sec)
-}
+func (r *Registry) Seconds(v float64, name string) (float64, error) { return unit.Seconds(v, name) }
 
 // LlamaCpp reports whether the format name reads a llama.cpp program's
 // output: one of the llama.cpp formats, or a format wrapping one.

@@ -374,6 +374,21 @@ func show(u Unit) string {
 	return u.name
 }
 
+// Seconds converts a duration v in the time unit named ("ms", "min": a
+// time unit of the table) into seconds; a name the table does not know, or
+// a unit of another dimension, is an error.
+func Seconds(v float64, name string) (float64, error) {
+	from, err := Parse(name)
+	if err != nil {
+		return 0, err
+	}
+	sec := MustParse("s")
+	if from.Dim() != sec.Dim() {
+		return 0, fmt.Errorf("a unit of %s, not of time", from.Dim())
+	}
+	return Convert(v, from, sec)
+}
+
 // Convert converts x from one unit to another of its dimension: Convert(
 // 1234.5, µs/tok, ms/tok) = 1.2345.
 func Convert(x float64, from, to Unit) (float64, error) {

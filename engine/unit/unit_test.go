@@ -3,6 +3,7 @@ package unit
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/strataspec/strataspec/engine/num"
@@ -260,6 +261,31 @@ func TestCanon(t *testing.T) {
 	for in, want := range map[string]string{"t/s": "tok/s", "us": "µs", "kB": "KB", "": "", "gb": "", "ms per token": "ms/tok"} {
 		if got := Canon(in); got != want {
 			t.Errorf("Canon(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// TestSeconds: a duration in a time unit of the table in seconds; a unit
+// of another dimension, or none of the table's, is an error.
+func TestSeconds(t *testing.T) {
+	for _, tt := range []struct {
+		v    float64
+		name string
+		want float64
+		err  string
+	}{
+		{1500, "ms", 1.5, ""},
+		{2, "min", 120, ""},
+		{3, "s", 3, ""},
+		{1, "MiB", 0, "not of time"},
+		{1, "furlong", 0, "furlong"},
+	} {
+		got, err := Seconds(tt.v, tt.name)
+		switch {
+		case tt.err == "" && (err != nil || math.Abs(got-tt.want) > 1e-12):
+			t.Errorf("Seconds(%v, %q) = %v, %v; want %v", tt.v, tt.name, got, err, tt.want)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("Seconds(%v, %q) = %v, %v; want an error containing %q", tt.v, tt.name, got, err, tt.err)
 		}
 	}
 }
